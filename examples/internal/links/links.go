@@ -1,0 +1,278 @@
+// Package links reads the links on an HTML page and compares URLs the way a
+// crawler and a reciprocal-link checker need to: relative links resolved
+// against the page (and its <base href>), URLs normalised so that two
+// spellings of one address compare equal.
+//
+// It is shared by the example bots; it knows nothing about fetching.
+package links
+
+import (
+	"errors"
+	"io"
+	"net/url"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxLinks bounds the links Extract returns for one page, so a hostile page
+// cannot make a bot hold millions of URLs.
+const MaxLinks = 10000
+
+// Link is one hyperlink found on a page.
+type Link struct {
+	URL  *url.URL // absolute, fragment removed
+	Href string   // the attribute as written
+	Rel  string   // rel attribute, lowercased ("nofollow", "sponsored", ...)
+	Text string   // anchor text, whitespace collapsed, at most 200 bytes
+}
+
+// Extract returns the http and https links (<a href> and <area href>) of the
+// HTML document read from r, resolved against base. A <base href> in the
+// document changes the base as browsers do. Links to other schemes
+// (mailto:, javascript:, data:) and unparsable hrefs are skipped, as are
+// links inside <form> elements (a bot never submits forms). Extract stops at
+// MaxLinks links. Its error is only a read error from r.
+func Extract(base *url.URL, r io.Reader) ([]Link, error) {
+	z := html.NewTokenizer(r)
+	var (
+		out      []Link
+		cur      = -1 // index in out of the open <a>, or -1
+		inForm   int
+		baseSeen bool
+		text     strings.Builder
+	)
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
+				return out, err
+			}
+			if cur >= 0 {
+				out[cur].Text = clip(text.String())
+			}
+			return out, nil
+		case html.TextToken:
+			if cur >= 0 && text.Len() < 400 {
+				text.Write(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			if tt == html.EndTagToken {
+				switch a {
+				case atom.Form:
+					if inForm > 0 {
+						inForm--
+					}
+				case atom.A:
+					if cur >= 0 {
+						out[cur].Text = clip(text.String())
+						cur = -1
+					}
+				}
+				continue
+			}
+			if a == atom.Form && tt == html.StartTagToken {
+				inForm++
+				continue
+			}
+			if a != atom.A && a != atom.Area && a != atom.Base {
+				continue
+			}
+			var href, rel string
+			var hasHref bool
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "href":
+					href, hasHref = string(v), true
+				case "rel":
+					rel = strings.ToLower(strings.Join(strings.Fields(string(v)), " "))
+				}
+			}
+			if !hasHref {
+				continue
+			}
+			if a == atom.Base {
+				if !baseSeen {
+					baseSeen = true
+					if b, err := resolve(base, href); err == nil {
+						base = b
+					}
+				}
+				continue
+			}
+			if inForm > 0 || len(out) >= MaxLinks {
+				continue
+			}
+			u, err := resolve(base, href)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				continue
+			}
+			if cur >= 0 { // unclosed <a>: close it
+				out[cur].Text = clip(text.String())
+			}
+			out = append(out, Link{URL: u, Href: href, Rel: rel})
+			cur = -1
+			text.Reset()
+			if a == atom.A && tt == html.StartTagToken {
+				cur = len(out) - 1
+			}
+		}
+	}
+}
+
+func resolve(base *url.URL, href string) (*url.URL, error) {
+	ref, err := url.Parse(strings.TrimSpace(href))
+	if err != nil {
+		return nil, err
+	}
+	var u *url.URL
+	if base != nil {
+		u = base.ResolveReference(ref)
+	} else {
+		u = ref
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+func clip(s string) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "")), " ")
+	if len(s) > 200 {
+		s = s[:200]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// Normalize returns the canonical spelling of u used to compare and
+// deduplicate URLs: scheme and host lowercased, the default port dropped, an
+// empty path made "/", dot segments removed, percent-encodings of unreserved
+// characters decoded and the others uppercased, the fragment dropped. The
+// query is kept as written (its order can matter to the server).
+func Normalize(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	v := *u
+	v.User = nil
+	v.Fragment, v.RawFragment = "", ""
+	v.Scheme = strings.ToLower(v.Scheme)
+	host := strings.ToLower(v.Hostname())
+	port := v.Port()
+	if (v.Scheme == "http" && port == "80") || (v.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") { // IPv6 literal
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	v.Host = host
+	p := normEscapes(v.EscapedPath())
+	if p == "" {
+		p = "/"
+	}
+	if strings.Contains(p, "/.") {
+		trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+		p = path.Clean(p)
+		if trailing && p != "/" {
+			p += "/"
+		}
+	}
+	q := normEscapes(v.RawQuery)
+	s := v.Scheme + "://" + v.Host + p
+	if q != "" || v.ForceQuery {
+		s += "?" + q
+	}
+	return s
+}
+
+// NormalizeString parses s and normalises it; it returns s unchanged when it
+// does not parse.
+func NormalizeString(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return s
+	}
+	return Normalize(u)
+}
+
+// normEscapes decodes %XX escapes of unreserved characters and uppercases
+// the hex digits of the others (RFC 3986 6.2.2).
+func normEscapes(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+			c := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(c) {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// SameTarget reports whether two URLs name the same page for the purpose of
+// a reciprocal link: equal after Normalize, except that http and https count
+// as the same and a "www." prefix on the host is ignored (site owners link
+// either spelling of their directory's address).
+func SameTarget(a, b *url.URL) bool {
+	return loose(a) == loose(b)
+}
+
+func loose(u *url.URL) string {
+	s := Normalize(u)
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
+	return strings.TrimPrefix(s, "www.")
+}
+
+// Match returns the first link on the page whose target is the backlink (see
+// SameTarget), and whether there was one.
+func Match(page []Link, backlink *url.URL) (Link, bool) {
+	for _, l := range page {
+		if SameTarget(l.URL, backlink) {
+			return l, true
+		}
+	}
+	return Link{}, false
+}

@@ -1,0 +1,128 @@
+package links
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func mustURL(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestExtract(t *testing.T) {
+	base := mustURL(t, "http://site.test/dir/page.html")
+	tests := []struct {
+		name string
+		html string
+		want []string
+	}{
+		{"relative", `<a href="a.html">A</a><a href="/b">B</a><a href="../c">C</a>`,
+			[]string{"http://site.test/dir/a.html", "http://site.test/b", "http://site.test/c"}},
+		{"absolute and fragment", `<a href="https://other.test/x#frag">x</a><a href="#top">top</a>`,
+			[]string{"https://other.test/x", "http://site.test/dir/page.html"}},
+		{"schemes skipped", `<a href="mailto:a@b">m</a><a href="javascript:void(0)">j</a><a href="data:,x">d</a><a>no href</a>`, nil},
+		{"base href", `<head><base href="http://cdn.test/root/"></head><a href="p">p</a>`,
+			[]string{"http://cdn.test/root/p"}},
+		{"area", `<map><area href="/map"></map>`, []string{"http://site.test/map"}},
+		{"form links skipped (C5)", `<form action="/login"><a href="/inside">in</a></form><a href="/out">out</a>`,
+			[]string{"http://site.test/out"}},
+		{"broken html", `<a href="/one"><p><a href=/two>two`, []string{"http://site.test/one", "http://site.test/two"}},
+		{"spaces trimmed", `<a href="  /sp  ">s</a>`, []string{"http://site.test/sp"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Extract(base, strings.NewReader(tt.html))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s []string
+			for _, l := range got {
+				s = append(s, l.URL.String())
+			}
+			if strings.Join(s, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %q, want %q", s, tt.want)
+			}
+		})
+	}
+}
+
+func TestExtractTextAndRel(t *testing.T) {
+	got, err := Extract(mustURL(t, "http://a.test/"), strings.NewReader(
+		`<a href="/x" rel="NoFollow  Sponsored">Our   <b>partner</b></a>`))
+	if err != nil || len(got) != 1 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	if got[0].Text != "Our partner" || got[0].Rel != "nofollow sponsored" {
+		t.Errorf("text %q rel %q", got[0].Text, got[0].Rel)
+	}
+}
+
+func TestExtractCap(t *testing.T) {
+	page := strings.Repeat(`<a href="/x">x</a>`, MaxLinks+10)
+	got, _ := Extract(mustURL(t, "http://a.test/"), strings.NewReader(page))
+	if len(got) != MaxLinks {
+		t.Errorf("got %d links, want %d", len(got), MaxLinks)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"HTTP://Example.COM", "http://example.com/"},
+		{"http://example.com:80/a", "http://example.com/a"},
+		{"https://example.com:443/a", "https://example.com/a"},
+		{"https://example.com:8443/a", "https://example.com:8443/a"},
+		{"http://example.com/a/./b/../c", "http://example.com/a/c"},
+		{"http://example.com/a/b/..", "http://example.com/a/"},
+		{"http://example.com/%7euser/%2f", "http://example.com/~user/%2F"},
+		{"http://example.com/p?b=2&a=1#frag", "http://example.com/p?b=2&a=1"},
+		{"http://user:pw@example.com/", "http://example.com/"},
+		{"http://[::1]:8080/x", "http://[::1]:8080/x"},
+		{"http://127.0.0.1:5000", "http://127.0.0.1:5000/"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeString(tt.in); got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// D6: the single link that matched the backlink is found after normalisation.
+func TestMatch_D6(t *testing.T) {
+	page, _ := Extract(mustURL(t, "http://biz.test/about"), strings.NewReader(`
+		<a href="/contact">contact</a>
+		<a href="HTTPS://www.Dir.test:443/listing/42#reviews">our listing</a>
+		<a href="https://dir.test/listing/42">again</a>`))
+	m, ok := Match(page, mustURL(t, "http://dir.test/listing/42"))
+	if !ok || m.Text != "our listing" {
+		t.Fatalf("match %v %v", m, ok)
+	}
+	if _, ok := Match(page, mustURL(t, "http://dir.test/listing/43")); ok {
+		t.Error("matched the wrong listing")
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	f.Add(`<a href="/x">x</a><base href="http://b/">`)
+	f.Add(`<form><a href="?q">`)
+	f.Fuzz(func(t *testing.T, s string) {
+		ls, err := Extract(&url.URL{Scheme: "http", Host: "a.test", Path: "/"}, strings.NewReader(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			if l.URL.Scheme != "http" && l.URL.Scheme != "https" {
+				t.Fatalf("scheme %q", l.URL.Scheme)
+			}
+			n := Normalize(l.URL)
+			if NormalizeString(n) != n {
+				t.Fatalf("Normalize not idempotent: %q -> %q", n, NormalizeString(n))
+			}
+		}
+	})
+}
