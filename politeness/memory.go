@@ -1,0 +1,295 @@
+package politeness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// MemoryGate is the in-process [Gate], the default of [Transport]. Waiters for
+// a host are served strictly in arrival order; a waiter whose context ends
+// leaves the queue at once. No goroutine is started: each waiter blocks in its
+// own call.
+//
+// Memory stays bounded: a State that is zero is dropped at release, and a State
+// whose Expires has passed is forgotten by a lazy sweep (at most once per
+// SweepEvery, triggered by Acquire) or by [MemoryGate.Sweep]. A tracked host
+// costs about 200 bytes.
+//
+// The zero value is ready to use; a MemoryGate must not be copied after first
+// use. It is safe for concurrent use.
+type MemoryGate struct {
+	// SweepEvery is the least time between two lazy sweeps of expired hosts.
+	// Zero means one minute; negative disables lazy sweeps (call Sweep).
+	SweepEvery time.Duration
+
+	mu        sync.Mutex           // guards hosts, ops, nextSweep and every entry
+	hosts     map[string]*memEntry // by host key
+	ops       int                  // Acquire calls since the last sweep check
+	nextSweep int64                // unix nanos; earliest next lazy sweep
+}
+
+// NewMemoryGate returns an empty MemoryGate (the same as new(MemoryGate)).
+func NewMemoryGate() *MemoryGate { return new(MemoryGate) }
+
+// memEntry is one host: its compact State, whether a lease is out, and the
+// FIFO of waiters.
+type memEntry struct {
+	st         packedState
+	held       bool
+	head, tail *memWaiter
+}
+
+type memWaiter struct {
+	next    *memWaiter
+	ch      chan struct{} // buffered 1; signalled when granted
+	granted bool          // guarded by MemoryGate.mu
+}
+
+// packedState is State in 64 bytes: times as unix nanoseconds (0 = zero
+// time, clamped to the int64 range), counters as int32.
+type packedState struct {
+	notBefore, pauseUntil, downUntil, gaveUpUntil, expires int64
+	strikes, slow, successes, failures                     int32
+}
+
+func packTime(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.Year() > 2261:
+		return math.MaxInt64
+	case t.Year() < 1678:
+		return math.MinInt64
+	}
+	n := t.UnixNano()
+	if n == 0 {
+		return 1 // keep "set" distinct from "zero"
+	}
+	return n
+}
+
+func unpackTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+func packInt(n int) int32 { return int32(max(math.MinInt32, min(n, math.MaxInt32))) }
+
+func pack(s State) packedState {
+	return packedState{
+		notBefore:   packTime(s.NotBefore),
+		pauseUntil:  packTime(s.PauseUntil),
+		downUntil:   packTime(s.DownUntil),
+		gaveUpUntil: packTime(s.GaveUpUntil),
+		expires:     packTime(s.Expires),
+		strikes:     packInt(s.Strikes),
+		slow:        packInt(s.Slow),
+		successes:   packInt(s.Successes),
+		failures:    packInt(s.Failures),
+	}
+}
+
+func (p packedState) unpack() State {
+	return State{
+		NotBefore:   unpackTime(p.notBefore),
+		PauseUntil:  unpackTime(p.pauseUntil),
+		DownUntil:   unpackTime(p.downUntil),
+		GaveUpUntil: unpackTime(p.gaveUpUntil),
+		Expires:     unpackTime(p.expires),
+		Strikes:     int(p.strikes),
+		Slow:        int(p.slow),
+		Successes:   int(p.successes),
+		Failures:    int(p.failures),
+	}
+}
+
+const sweepCheckEvery = 256 // Acquire calls between two looks at the clock
+
+// Acquire implements [Gate]. While ready asks to wait, the lease stays held,
+// so the waiters behind keep their order.
+func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State) (time.Duration, error)) (Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.maybeSweepLocked()
+	if g.hosts == nil {
+		g.hosts = make(map[string]*memEntry)
+	}
+	e := g.hosts[host]
+	if e == nil {
+		e = new(memEntry)
+		g.hosts[host] = e
+	}
+	if !e.held && e.head == nil {
+		e.held = true
+		g.mu.Unlock()
+	} else if err := g.waitTurnLocked(ctx, host, e); err != nil {
+		return nil, err
+	}
+	var timer *time.Timer
+	for {
+		g.mu.Lock()
+		st := e.st.unpack()
+		g.mu.Unlock()
+		d, err := ready(st)
+		if err != nil {
+			g.releaseLocking(host, e, st)
+			return nil, err
+		}
+		if d <= 0 {
+			return &memLease{g: g, host: host, e: e, st: pack(st)}, nil
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
+		} else {
+			timer.Reset(d)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			g.releaseLocking(host, e, st)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// waitTurnLocked queues the caller behind e's holder and waits for the lease
+// to be handed over. It is called with g.mu held and returns with it released.
+func (g *MemoryGate) waitTurnLocked(ctx context.Context, host string, e *memEntry) error {
+	w := &memWaiter{ch: make(chan struct{}, 1)}
+	if e.tail == nil {
+		e.head = w
+	} else {
+		e.tail.next = w
+	}
+	e.tail = w
+	g.mu.Unlock()
+	select {
+	case <-w.ch:
+		return nil
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	if w.granted {
+		// The lease arrived as ctx ended: pass it on untouched.
+		g.releaseLocked(host, e, e.st)
+		g.mu.Unlock()
+		return ctx.Err()
+	}
+	var prev *memWaiter
+	for p := e.head; p != nil; prev, p = p, p.next {
+		if p == w {
+			if prev == nil {
+				e.head = w.next
+			} else {
+				prev.next = w.next
+			}
+			if e.tail == w {
+				e.tail = prev
+			}
+			break
+		}
+	}
+	g.dropIfIdleLocked(host, e)
+	g.mu.Unlock()
+	return ctx.Err()
+}
+
+func (g *MemoryGate) releaseLocking(host string, e *memEntry, st State) {
+	g.mu.Lock()
+	g.releaseLocked(host, e, pack(st))
+	g.mu.Unlock()
+}
+
+// releaseLocked stores st and hands the lease to the first waiter, if any.
+func (g *MemoryGate) releaseLocked(host string, e *memEntry, st packedState) {
+	e.st = st
+	if w := e.head; w != nil {
+		e.head = w.next
+		if e.head == nil {
+			e.tail = nil
+		}
+		w.granted = true
+		w.ch <- struct{}{}
+		return
+	}
+	e.held = false
+	g.dropIfIdleLocked(host, e)
+}
+
+// dropIfIdleLocked forgets e when nobody holds or waits for it and its State
+// is zero (a zero State reads the same as a missing one).
+func (g *MemoryGate) dropIfIdleLocked(host string, e *memEntry) {
+	if !e.held && e.head == nil && e.st == (packedState{}) && g.hosts[host] == e {
+		delete(g.hosts, host)
+	}
+}
+
+func (g *MemoryGate) maybeSweepLocked() {
+	g.ops++
+	if g.ops < sweepCheckEvery || g.SweepEvery < 0 {
+		return
+	}
+	g.ops = 0
+	now := time.Now().UnixNano()
+	if now < g.nextSweep {
+		return
+	}
+	every := g.SweepEvery
+	if every == 0 {
+		every = time.Minute
+	}
+	g.nextSweep = now + int64(every)
+	g.sweepLocked(now)
+}
+
+// Sweep forgets now every host that nobody holds or waits for and whose
+// State has expired.
+func (g *MemoryGate) Sweep() {
+	g.mu.Lock()
+	g.sweepLocked(time.Now().UnixNano())
+	g.mu.Unlock()
+}
+
+func (g *MemoryGate) sweepLocked(now int64) {
+	for k, e := range g.hosts {
+		if !e.held && e.head == nil && e.st.expires != 0 && e.st.expires < now {
+			delete(g.hosts, k)
+		}
+	}
+}
+
+// Len returns the number of hosts the gate currently remembers.
+func (g *MemoryGate) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.hosts)
+}
+
+type memLease struct {
+	g    *MemoryGate
+	host string
+	e    *memEntry
+	st   packedState
+	done bool // guarded by g.mu
+}
+
+func (l *memLease) State() State { return l.st.unpack() }
+
+func (l *memLease) Release(next State) error {
+	l.g.mu.Lock()
+	defer l.g.mu.Unlock()
+	if l.done {
+		return fmt.Errorf("%w (host %s)", ErrLeaseReleased, l.host)
+	}
+	l.done = true
+	l.g.releaseLocked(l.host, l.e, pack(next))
+	return nil
+}

@@ -1,0 +1,414 @@
+package politeness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Transport is an [http.RoundTripper] that paces requests per host: one
+// request in flight per host, a gap between requests, pauses on rate-limit
+// answers and a breaker for hosts that stop answering. See [Policy] for the
+// rules and their defaults.
+//
+// A host's turn lasts from the start of its request until the response body is
+// closed or read to EOF (or the request fails): callers must close response
+// bodies, as net/http requires anyway, or the host stays busy.
+//
+// The zero value is ready to use, with polite defaults and an in-memory gate.
+// A Transport is safe for concurrent use; its fields must not change after
+// first use.
+type Transport struct {
+	// Base sends the requests. Nil means [http.DefaultTransport].
+	Base http.RoundTripper
+	// Policy is the pacing policy; the zero value is polite.
+	Policy Policy
+	// Gate stores per-host state and serialises hosts. Nil means a
+	// [MemoryGate] private to this Transport.
+	Gate Gate
+	// CrawlDelay, when set, returns the Crawl-delay that applies to u's host
+	// (typically from its robots.txt). It is called after each response to
+	// compute the host's next gap, and must not block on I/O.
+	CrawlDelay func(u *url.URL) (time.Duration, bool)
+	// Logger, when set, receives pauses, give-ups and breaker trips at Info
+	// or Warn level and waits at Debug level. Nil means silent.
+	Logger *slog.Logger
+	// Observe, when set, is called for each [Event]. It must be quick and
+	// must not call back into the Transport.
+	Observe func(Event)
+
+	initOnce sync.Once
+	gate     Gate
+	readyers sync.Pool // of *readyer
+
+	mu   sync.Mutex // guards rng and keys
+	rng  *rand.Rand
+	keys map[rawHost]string // interned host keys; cleared when large
+}
+
+type rawHost struct{ scheme, host string }
+
+const maxInternedKeys = 4096
+
+// EventKind is the kind of an [Event].
+type EventKind int
+
+const (
+	// EventWait: a request waits for its host (Duration: the wait).
+	EventWait EventKind = iota + 1
+	// EventPause: a rate-limit answer paused the host until Until.
+	EventPause
+	// EventGiveUp: the Transport gave up on the host until Until.
+	EventGiveUp
+	// EventBreakerTrip: the host stopped answering and is down until Until.
+	EventBreakerTrip
+	// EventRefused: a request failed fast (Err says why).
+	EventRefused
+)
+
+var eventNames = [...]string{"", "wait", "pause", "give_up", "breaker_trip", "refused"}
+
+// String returns "wait", "pause", "give_up", "breaker_trip" or "refused".
+func (k EventKind) String() string {
+	if k < 0 || int(k) >= len(eventNames) {
+		return "event(" + fmt.Sprint(int(k)) + ")"
+	}
+	return eventNames[k]
+}
+
+// Event reports a decision of the Transport about a host.
+type Event struct {
+	Kind     EventKind
+	Host     string        // host key, see HostKey
+	Reason   string        // e.g. "delay", "pause", "retry-after", "backoff", "connection errors"
+	Duration time.Duration // wait or pause length
+	Until    time.Time     // end of a pause, give-up or breaker window
+	Status   int           // HTTP status that caused a pause or give-up
+	Err      error         // for EventRefused and EventBreakerTrip
+}
+
+// Errors reported by [Transport.RoundTrip], always inside a [*HostError].
+var (
+	// ErrRateLimited: the host is paused after a rate-limit answer and the
+	// request's deadline ends before the pause does.
+	ErrRateLimited = errors.New("politeness: host is rate-limited")
+	// ErrGaveUp: the host asked for a longer pause than the policy accepts
+	// and the policy is GiveUp.
+	ErrGaveUp = errors.New("politeness: gave up on host")
+	// ErrHostDown: the host stopped answering (breaker open).
+	ErrHostDown = errors.New("politeness: host is down")
+)
+
+// HostError is a request refused because of its host's state. Err is
+// [ErrRateLimited], [ErrGaveUp] or [ErrHostDown].
+type HostError struct {
+	Host  string    // host key
+	Err   error     // the sentinel
+	Until time.Time // when the host reopens
+}
+
+func (e *HostError) Error() string {
+	return fmt.Sprintf("%v: %s until %s", e.Err, e.Host, e.Until.UTC().Format(time.RFC3339))
+}
+
+func (e *HostError) Unwrap() error { return e.Err }
+
+func (t *Transport) init() {
+	t.initOnce.Do(func() {
+		t.gate = t.Gate
+		if t.gate == nil {
+			t.gate = new(MemoryGate)
+		}
+		t.readyers.New = func() any {
+			r := new(readyer)
+			r.fn = r.ready
+			return r
+		}
+	})
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+// CloseIdleConnections calls CloseIdleConnections on Base when it has it.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// hostKey is HostKey with interning, so the common case does not allocate.
+func (t *Transport) hostKey(u *url.URL) string {
+	raw := rawHost{u.Scheme, u.Host}
+	t.mu.Lock()
+	k, ok := t.keys[raw]
+	t.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = HostKey(u)
+	t.mu.Lock()
+	if t.keys == nil || len(t.keys) >= maxInternedKeys {
+		t.keys = make(map[rawHost]string)
+	}
+	t.keys[raw] = k
+	t.mu.Unlock()
+	return k
+}
+
+// readyer carries one request's view into Gate.Acquire without a closure
+// allocation per request (pooled per Transport).
+type readyer struct {
+	t           *Transport
+	host        string
+	deadline    time.Time
+	hasDeadline bool
+	fn          func(State) (time.Duration, error)
+}
+
+func (r *readyer) ready(s State) (time.Duration, error) {
+	t, now := r.t, time.Now()
+	if s.GaveUpUntil.After(now) {
+		return 0, t.refuse(r.host, ErrGaveUp, s.GaveUpUntil)
+	}
+	if s.DownUntil.After(now) {
+		return 0, t.refuse(r.host, ErrHostDown, s.DownUntil)
+	}
+	if !s.NotBefore.After(now) {
+		return 0, nil
+	}
+	d, reason := s.NotBefore.Sub(now), "delay"
+	if s.PauseUntil.After(now) {
+		reason = "pause"
+		if r.hasDeadline && r.deadline.Before(s.PauseUntil) {
+			return 0, t.refuse(r.host, ErrRateLimited, s.PauseUntil)
+		}
+	}
+	t.emit(Event{Kind: EventWait, Host: r.host, Reason: reason, Duration: d, Until: s.NotBefore})
+	return d, nil
+}
+
+func (t *Transport) refuse(host string, sentinel error, until time.Time) error {
+	err := &HostError{Host: host, Err: sentinel, Until: until}
+	t.emit(Event{Kind: EventRefused, Host: host, Until: until, Err: err})
+	return err
+}
+
+func (t *Transport) emit(ev Event) {
+	if t.Observe != nil {
+		t.Observe(ev)
+	}
+	if t.Logger == nil {
+		return
+	}
+	level := slog.LevelInfo
+	switch ev.Kind {
+	case EventWait, EventRefused:
+		level = slog.LevelDebug
+	case EventGiveUp, EventBreakerTrip:
+		level = slog.LevelWarn
+	}
+	ctx := context.Background()
+	if !t.Logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("host", ev.Host), slog.String("reason", ev.Reason)}
+	if ev.Duration != 0 {
+		attrs = append(attrs, slog.Duration("duration", ev.Duration))
+	}
+	if !ev.Until.IsZero() {
+		attrs = append(attrs, slog.Time("until", ev.Until))
+	}
+	if ev.Status != 0 {
+		attrs = append(attrs, slog.Int("status", ev.Status))
+	}
+	if ev.Err != nil {
+		attrs = append(attrs, slog.Any("err", ev.Err))
+	}
+	t.Logger.LogAttrs(ctx, level, "politeness: "+ev.Kind.String(), attrs...)
+}
+
+// RoundTrip waits for the host's turn, sends req through Base and learns from
+// the answer. It does not modify req. A rate-limit response is returned as
+// is; the host's later requests wait for the pause. Errors for refused
+// requests are [*HostError]; a context that ends while waiting gives ctx.Err().
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.init()
+	ctx := req.Context()
+	host := t.hostKey(req.URL)
+
+	r := t.readyers.Get().(*readyer)
+	r.t, r.host = t, host
+	r.deadline, r.hasDeadline = ctx.Deadline()
+	lease, err := t.gate.Acquire(ctx, host, r.fn)
+	*r = readyer{fn: r.fn}
+	t.readyers.Put(r)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	if lim := t.Policy.Limiter; lim != nil {
+		if err := lim.Wait(ctx); err != nil {
+			_ = lease.Release(lease.State())
+			closeBody(req)
+			return nil, err
+		}
+	}
+
+	resp, err := t.base().RoundTrip(req)
+	now := time.Now()
+	st := lease.State()
+	if err != nil {
+		st = t.afterFailure(ctx, host, st, now, err)
+		t.release(lease, st, req.URL, now)
+		return nil, err
+	}
+	st = t.afterResponse(host, st, resp, now)
+	if resp.Body == nil || resp.Body == http.NoBody {
+		t.release(lease, st, req.URL, now)
+		return resp, nil
+	}
+	resp.Body = &body{rc: resp.Body, t: t, lease: lease, next: st, u: req.URL}
+	return resp, nil
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// afterFailure counts a connection error or timeout for the breaker.
+func (t *Transport) afterFailure(ctx context.Context, host string, st State, now time.Time, err error) State {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return st // the caller gave up; not the host's fault
+	}
+	st.Failures++
+	th := t.Policy.breakerThreshold()
+	if th > 0 && st.Failures >= th {
+		st.DownUntil = now.Add(t.Policy.coolOff())
+		t.emit(Event{Kind: EventBreakerTrip, Host: host, Reason: "connection errors",
+			Duration: t.Policy.coolOff(), Until: st.DownUntil, Err: err})
+	}
+	return st
+}
+
+// afterResponse updates the state for an answer received at now: a pause,
+// give-up and slow-down for a rate limit, easing and resets otherwise.
+func (t *Transport) afterResponse(host string, st State, resp *http.Response, now time.Time) State {
+	p := &t.Policy
+	st.Failures = 0
+	st.DownUntil = time.Time{}
+	if !p.isRateLimit(resp.StatusCode) {
+		st.Strikes = 0
+		if st.Slow > 0 {
+			st.Successes++
+			if st.Successes >= p.easeAfter() {
+				st.Slow--
+				st.Successes = 0
+			}
+		}
+		return st
+	}
+	st.Strikes++
+	st.Successes = 0
+	st.Slow = min(st.Slow+1, p.maxSlowdown())
+	wait, asked := RetryAfter(resp.Header.Get("Retry-After"), resp.Header.Get("Date"), now)
+	reason := "retry-after"
+	if !asked {
+		wait, reason = p.backoff(st.Strikes), "backoff"
+	}
+	if limit := p.maxRetryAfter(); wait > limit {
+		if p.RetryAfterMode == GiveUp {
+			until := now.Add(max(wait, orDefault(p.GiveUpFor, century)))
+			if wait == maxDuration || until.Before(now) {
+				until = now.Add(century)
+			}
+			st.GaveUpUntil = until
+			t.emit(Event{Kind: EventGiveUp, Host: host, Reason: reason, Duration: wait, Until: until, Status: resp.StatusCode})
+			return st
+		}
+		wait = limit
+	}
+	st.PauseUntil = now.Add(wait)
+	t.emit(Event{Kind: EventPause, Host: host, Reason: reason, Duration: wait, Until: st.PauseUntil, Status: resp.StatusCode})
+	return st
+}
+
+// release ends the host's turn at end: it sets the gap, the expiry, and
+// stores the state.
+func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
+	var crawl time.Duration
+	var ok bool
+	if t.CrawlDelay != nil {
+		crawl, ok = t.CrawlDelay(u)
+	}
+	gap := t.Policy.baseDelay(crawl, ok)
+	for i := 0; i < st.Slow && gap < maxDuration/2; i++ {
+		gap *= 2
+	}
+	if j := t.Policy.Jitter; j > 0 {
+		t.mu.Lock()
+		if t.rng == nil {
+			t.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		}
+		gap += time.Duration(t.rng.Int64N(int64(j)))
+		t.mu.Unlock()
+	}
+	st.NotBefore = end.Add(gap)
+	if st.PauseUntil.After(st.NotBefore) {
+		st.NotBefore = st.PauseUntil
+	} else if !st.PauseUntil.IsZero() && st.PauseUntil.Before(end) {
+		st.PauseUntil = time.Time{}
+	}
+	last := st.NotBefore
+	for _, x := range [...]time.Time{st.DownUntil, st.GaveUpUntil} {
+		if x.After(last) {
+			last = x
+		}
+	}
+	st.Expires = last.Add(t.Policy.idleTime())
+	_ = l.Release(st)
+}
+
+// body holds the host's turn until it is read to EOF or closed.
+type body struct {
+	rc    io.ReadCloser
+	t     *Transport
+	lease Lease
+	next  State
+	u     *url.URL
+	done  atomic.Bool
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.finish()
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	err := b.rc.Close()
+	b.finish()
+	return err
+}
+
+func (b *body) finish() {
+	if b.done.CompareAndSwap(false, true) {
+		b.t.release(b.lease, b.next, b.u, time.Now())
+	}
+}
