@@ -1,0 +1,179 @@
+// Package botkit is the plumbing the example bots share: the common flags,
+// logging, signing keys (-key / -genkey), the on-disk state file, JSON
+// results on stdout and progress on stderr. Each bot's main stays short.
+package botkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"time"
+)
+
+// Env is what a bot's run function gets from its process: the standard
+// streams and, for tests and the demo, a base transport to reach a test web
+// and a time scale. The zero Env is not usable; use [OS].
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Transport, when set, replaces net/http's default transport at the
+	// bottom of the bot's stack (tests: an in-memory web; demo: loopback).
+	Transport http.RoundTripper
+	// Scale multiplies every duration of the bot's politeness profile
+	// (delays, pauses, backoff, timeouts). 0 means 1. Only the demo sets it,
+	// to show hours of behaviour in seconds; operators never do.
+	Scale float64
+	// Observe, when set, receives the bot's pacing events (the demo draws
+	// its timeline from them).
+	Observe func(Event)
+}
+
+// Event is one thing a bot did or waited for, for timelines.
+type Event struct {
+	Time   time.Time
+	Host   string
+	Kind   string // "wait", "pause", "give_up", "host_down", ...
+	Dur    time.Duration
+	Reason string
+}
+
+// OS returns the Env of the running process.
+func OS() Env { return Env{Stdout: os.Stdout, Stderr: os.Stderr} }
+
+// ScaleDur scales d by e.Scale.
+func (e Env) ScaleDur(d time.Duration) time.Duration {
+	if e.Scale <= 0 || e.Scale == 1 {
+		return d
+	}
+	return time.Duration(float64(d) * e.Scale)
+}
+
+// Main runs a bot's run function with a context canceled on interrupt and
+// exits with its status.
+func Main(run func(ctx context.Context, args []string, env Env) int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], OS())
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	ExitOK      = 0 // all work done
+	ExitFailure = 1 // the bot could not run (bad flags, key, state)
+	ExitPartial = 3 // the bot ran, but some inputs failed (bad rows, unreachable sites)
+	ExitUsage   = 2 // bad command line
+)
+
+// Flags are the flags every bot shares.
+type Flags struct {
+	Name     string // program name, for messages
+	State    string
+	Key      string
+	GenKey   string
+	MaxPages int
+	JSON     bool
+	Verbose  bool
+	Signs    bool // the bot signs its requests: -key / -genkey exist
+}
+
+// Register adds the common flags to fs. defaultMaxPages < 0 leaves out
+// -max-pages (bots that do not crawl).
+func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages int) {
+	fs.StringVar(&f.State, "state", defaultState, "on-disk state `file` (robots copies, validators, sitemap lastmods, fetched set); survives between runs")
+	if f.Signs {
+		fs.StringVar(&f.Key, "key", "", "Ed25519 private key `file` (PKCS#8 PEM) to sign requests with (required)")
+		fs.StringVar(&f.GenKey, "genkey", "", "write a new Ed25519 key to `file`, print the JWKS to publish, and exit")
+	}
+	if defaultMaxPages >= 0 {
+		fs.IntVar(&f.MaxPages, "max-pages", defaultMaxPages, "stop after `N` pages per site")
+	}
+	fs.BoolVar(&f.JSON, "json", false, "print one JSON object per URL handled on stdout")
+	fs.BoolVar(&f.Verbose, "v", false, "log every request (debug level) on stderr")
+}
+
+// Parse parses args into fs, printing usage on error. It returns false (and
+// the exit status) when the program should stop.
+func Parse(fs *flag.FlagSet, args []string, usage string) (int, bool) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, false
+		}
+		return ExitUsage, false
+	}
+	return 0, true
+}
+
+// Logger returns a text logger on w: info level, or debug with verbose.
+func Logger(w io.Writer, verbose bool) *slog.Logger {
+	lvl := slog.LevelInfo
+	if verbose {
+		lvl = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+// Result is one URL handled, as printed by -json.
+type Result struct {
+	URL      string `json:"url"`
+	FinalURL string `json:"final_url,omitempty"`
+	Status   int    `json:"status"`
+	Outcome  string `json:"outcome"`
+	Bytes    int64  `json:"bytes"`
+	Matched  string `json:"matched_link,omitempty"` // directoriesbot: the link that matched
+	Reason   string `json:"reason,omitempty"`       // why: rule, vendor, error text
+	Listing  string `json:"listing,omitempty"`      // directoriesbot: the directory
+}
+
+// Output prints results: JSON lines on Stdout with -json, else a short
+// line per URL on Stderr. Safe for concurrent use.
+type Output struct {
+	JSON   bool
+	Stdout io.Writer
+	Stderr io.Writer
+
+	mu sync.Mutex // guards writes and Results
+	// Results is every result emitted, in order (for reports and tests).
+	Results []Result
+}
+
+// Emit prints r.
+func (o *Output) Emit(r Result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.Results = append(o.Results, r)
+	if o.JSON {
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(o.Stdout, "%s\n", b)
+		return
+	}
+	line := fmt.Sprintf("%-13s %3d %7d  %s", r.Outcome, r.Status, r.Bytes, r.URL)
+	if r.FinalURL != "" && r.FinalURL != r.URL {
+		line += " -> " + r.FinalURL
+	}
+	if r.Matched != "" {
+		line += "  link: " + r.Matched
+	}
+	if r.Reason != "" {
+		line += "  (" + r.Reason + ")"
+	}
+	fmt.Fprintln(o.Stderr, line)
+}
+
+// Snapshot returns a copy of the results so far.
+func (o *Output) Snapshot() []Result {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]Result(nil), o.Results...)
+}

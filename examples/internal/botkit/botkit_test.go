@@ -1,0 +1,125 @@
+package botkit
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goodbot-go/goodbot/signing"
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestOpenStateCorruptMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	garbage := bytes.Repeat([]byte("not a bolt file "), 1000)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	db, err := OpenState(path, Logger(&logs, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	kept, _ := filepath.Glob(path + ".corrupt-*")
+	if len(kept) != 1 {
+		t.Fatalf("corrupt file not kept aside: %v", kept)
+	}
+	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, garbage) {
+		t.Error("corrupt file was changed")
+	}
+	if !strings.Contains(logs.String(), "corrupt") {
+		t.Errorf("no clear message: %s", logs.String())
+	}
+}
+
+func TestOpenStateVersions(t *testing.T) {
+	dir := t.TempDir()
+	newer := filepath.Join(dir, "newer.db")
+	db, err := bolt.Open(newer, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucketIfNotExists(metaBucket)
+		return b.Put(schemaKey, []byte("99"))
+	})
+	db.Close()
+	if _, err := OpenState(newer, nil); !errors.Is(err, ErrStateNewer) {
+		t.Errorf("newer state: %v", err)
+	}
+
+	older := filepath.Join(dir, "older.db")
+	db, _ = bolt.Open(older, 0o600, nil)
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucketIfNotExists([]byte("ancient"))
+		return b.Put([]byte("k"), []byte("v"))
+	})
+	db.Close()
+	db, err = OpenState(older, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if kept, _ := filepath.Glob(older + ".old-*"); len(kept) != 1 {
+		t.Errorf("old state not kept aside: %v", kept)
+	}
+
+	// A fresh file gets the schema and reopens cleanly, keeping its data.
+	fresh := filepath.Join(dir, "sub", "fresh.db")
+	db, err = OpenState(fresh, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucketIfNotExists([]byte("data"))
+		return b.Put([]byte("k"), []byte("v"))
+	})
+	db.Close()
+	db, err = OpenState(fresh, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte("data")) == nil {
+			t.Error("state lost on reopen")
+		}
+		return nil
+	})
+	if _, err := OpenState(fresh, nil); !errors.Is(err, ErrStateInUse) {
+		t.Errorf("second open while in use: %v", err)
+	}
+	db.Close()
+}
+
+func TestKeys(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadKey(""); !errors.Is(err, ErrNoKey) {
+		t.Errorf("no key: %v", err)
+	}
+	path := filepath.Join(dir, "k.pem")
+	var out bytes.Buffer
+	k, err := GenKey(path, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenKey(path, &out); err == nil {
+		t.Error("genkey overwrote a key")
+	}
+	k2, err := LoadKey(path)
+	if err != nil || !k.Equal(k2) {
+		t.Fatalf("reload: %v", err)
+	}
+	kid, _ := signing.Thumbprint(k.Public().(ed25519.PublicKey))
+	if !strings.Contains(out.String(), `"kid": "`+kid+`"`) || strings.Contains(out.String(), `"d"`) {
+		t.Errorf("JWKS: %s", out.String())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("key mode %v", fi.Mode())
+	}
+}

@@ -1,0 +1,154 @@
+package botkit
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the version of the examples' state layout. A state file
+// written by a newer version is refused (never rewritten); one from an older
+// version is moved aside and a fresh one started.
+const SchemaVersion = 1
+
+var (
+	metaBucket = []byte("goodbot-examples")
+	schemaKey  = []byte("schema")
+)
+
+// ErrStateInUse is returned when another process holds the state file.
+var ErrStateInUse = errors.New("state file is in use by another run")
+
+// ErrStateNewer is returned for a state file written by a newer version.
+var ErrStateNewer = errors.New("state file was written by a newer version")
+
+// DefaultStatePath returns the default state file for the bot name: in the
+// user's cache directory, or the working directory when there is none.
+func DefaultStatePath(name string) string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return name + ".db"
+	}
+	return filepath.Join(dir, "goodbot", name+".db")
+}
+
+// OpenState opens (creating if needed) the bbolt state file at path. A
+// corrupt file or one from an older version is never overwritten: it is
+// renamed to path+".corrupt-TIME" or path+".old-TIME", the log says so, and a
+// fresh file is started, so the run still does its work and nothing is lost.
+// A file from a newer version, or one locked by another run, is an error.
+func OpenState(path string, log *slog.Logger) (*bolt.DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("state %s: %w", path, err)
+		}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("state %s: %w", path, ErrStateInUse)
+	case err != nil && isCorrupt(err):
+		moved, merr := moveAside(path, "corrupt")
+		if merr != nil {
+			return nil, fmt.Errorf("state %s is unreadable (%v) and could not be moved aside: %w", path, err, merr)
+		}
+		log.Warn("state file is corrupt; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
+		return OpenState(path, log)
+	case err != nil:
+		return nil, fmt.Errorf("state %s: %w", path, err)
+	}
+	v, empty, err := schemaOf(db)
+	if err != nil {
+		db.Close()
+		moved, merr := moveAside(path, "corrupt")
+		if merr != nil {
+			return nil, fmt.Errorf("state %s is unreadable (%v) and could not be moved aside: %w", path, err, merr)
+		}
+		log.Warn("state file is corrupt; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
+		return OpenState(path, log)
+	}
+	switch {
+	case v > SchemaVersion:
+		db.Close()
+		return nil, fmt.Errorf("state %s: %w (schema %d, this program reads %d); use a newer program or another -state file", path, ErrStateNewer, v, SchemaVersion)
+	case v < SchemaVersion && !empty:
+		db.Close()
+		moved, merr := moveAside(path, "old")
+		if merr != nil {
+			return nil, fmt.Errorf("state %s is from an older version and could not be moved aside: %w", path, merr)
+		}
+		log.Warn("state file is from an older version; kept it aside and started a fresh one", "file", path, "kept_as", moved, "schema", v)
+		return OpenState(path, log)
+	case v < SchemaVersion:
+		err := db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists(metaBucket)
+			if err != nil {
+				return err
+			}
+			return b.Put(schemaKey, []byte(strconv.Itoa(SchemaVersion)))
+		})
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("state %s: %w", path, err)
+		}
+	}
+	return db, nil
+}
+
+// schemaOf reads the schema version (0 when absent) and whether the file
+// holds no bucket at all. A panic from a damaged file is turned into an error.
+func schemaOf(db *bolt.DB) (v int, empty bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged file: %v", r)
+		}
+	}()
+	err = db.View(func(tx *bolt.Tx) error {
+		empty = true
+		if err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			empty = false
+			return nil
+		}); err != nil {
+			return err
+		}
+		b := tx.Bucket(metaBucket)
+		if b == nil {
+			return nil
+		}
+		n, err := strconv.Atoi(string(b.Get(schemaKey)))
+		if err != nil {
+			return fmt.Errorf("bad schema value %q", b.Get(schemaKey))
+		}
+		v = n
+		return nil
+	})
+	return v, empty, err
+}
+
+func isCorrupt(err error) bool {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return false // permissions, missing directory: not the file's content
+	}
+	return true
+}
+
+func moveAside(path, why string) (string, error) {
+	dst := fmt.Sprintf("%s.%s-%s", path, why, time.Now().UTC().Format("20060102T150405Z"))
+	for i := 1; ; i++ {
+		if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		dst = fmt.Sprintf("%s.%s-%s-%d", path, why, time.Now().UTC().Format("20060102T150405Z"), i)
+	}
+	return dst, os.Rename(path, dst)
+}
