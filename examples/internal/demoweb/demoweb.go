@@ -127,7 +127,7 @@ func (w *Web) SetParishSitemap(moved map[string]time.Time) {
 
 // TouchParishPage republishes path with a new body and Last-Modified.
 func (w *Web) TouchParishPage(path string, at time.Time) {
-	w.Host(Parish).Handle(path, fetchtest.Page{Body: page("Updated "+path), ETag: `"v2"`, LastModified: at})
+	w.Host(Parish).Handle(path, fetchtest.Page{Body: page("Updated " + path), ETag: `"v2"`, LastModified: at})
 }
 
 func (w *Web) school() {
