@@ -1,0 +1,234 @@
+package challenge
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The body scan finds every marker of a rule table in one pass over the
+// examined bytes, without allocating and in time linear in their length.
+//
+// Each marker (lower-cased) of length L ≥ gramLen has L-gramLen+1 four-byte
+// grams. With s = minLen-gramLen+1 (minLen: the shortest marker), any
+// occurrence of any marker covers s consecutive gram positions, and one of
+// them is a multiple of s. So the scan looks only at text positions 0, s, 2s,
+// …: it loads the four bytes there, folds them (OR 0x20, a superset of ASCII
+// case folding), hashes them and tests a 32 Kibit filter. A marker registers
+// the s grams of its least common window, each with its offset, so a filter
+// hit names the candidate (marker, start) pairs, which are verified with an
+// exact ASCII case-insensitive compare. Markers shorter than gramLen (only in
+// user tables) are searched one by one.
+
+const (
+	gramLen    = 4
+	filterBits = 15 // 32 Kibit = 4 KiB filter
+	bucketBits = 11 // 2048 candidate lists
+	maxStride  = 12
+)
+
+type gramEntry struct {
+	needle uint16 // index into matcher.needles
+	off    uint16 // offset of the gram within the needle
+}
+
+type matcher struct {
+	needles [][]byte // ASCII lower-cased markers, deduplicated
+	stride  int      // 0 when there is no marker of gramLen bytes or more
+	filter  [1 << filterBits / 64]uint64
+	start   [1<<bucketBits + 1]uint32 // bucket b holds entries[start[b]:start[b+1]]
+	entries []gramEntry
+	short   []uint16 // markers shorter than gramLen
+}
+
+// hashGram maps a folded gram to its filter index; the bucket index is its
+// top bucketBits bits.
+func hashGram(g uint32) uint32 { return (g * 0x9E3779B1) >> (32 - filterBits) }
+
+func foldGram(b []byte) uint32 { return binary.LittleEndian.Uint32(b) | 0x20202020 }
+
+// byteCost estimates how common a (folded) byte is in HTML and prose, so
+// that each marker is indexed by its rarest window.
+func byteCost(c byte) int {
+	switch {
+	case c == ' ' || c == '"' || c == '*': // '*' is a folded newline/tab
+		return 9
+	case c == 'e' || c == 't' || c == 'a' || c == 'o' || c == 'i' || c == 'n' || c == '<' || c == '>' || c == '=':
+		return 7
+	case c == 's' || c == 'r' || c == 'h' || c == 'l' || c == 'd' || c == '/':
+		return 5
+	case c == 'c' || c == 'u' || c == 'm' || c == 'p' || c == 'f' || c == 'g' || c == 'w' || c == 'y' || c == 'b' || c == '-' || c == '.':
+		return 3
+	case c >= '0' && c <= '9', c == ':', c == '\'', c == ',', c == ';':
+		return 2
+	default:
+		return 1
+	}
+}
+
+// newMatcher indexes needles, which must be lower-case and non-empty.
+func newMatcher(needles [][]byte) *matcher {
+	m := &matcher{needles: needles}
+	minLen := 0
+	for i, n := range needles {
+		if len(n) < gramLen {
+			m.short = append(m.short, uint16(i))
+			continue
+		}
+		if minLen == 0 || len(n) < minLen {
+			minLen = len(n)
+		}
+	}
+	if minLen == 0 {
+		return m
+	}
+	s := min(minLen-gramLen+1, maxStride)
+	m.stride = s
+	type keyed struct {
+		bucket uint32
+		e      gramEntry
+	}
+	var all []keyed
+	for i, n := range needles {
+		if len(n) < gramLen {
+			continue
+		}
+		// Pick the window of s grams with the lowest total cost.
+		best, bestCost := 0, -1
+		for o := 0; o+s-1 <= len(n)-gramLen && o < 1<<15; o++ {
+			cost := 0
+			for k := o; k < o+s; k++ {
+				for _, c := range n[k : k+gramLen] {
+					cost += byteCost(c | 0x20)
+				}
+			}
+			if bestCost < 0 || cost < bestCost {
+				best, bestCost = o, cost
+			}
+		}
+		for k := best; k < best+s; k++ {
+			h := hashGram(foldGram(n[k:]))
+			m.filter[h>>6] |= 1 << (h & 63)
+			all = append(all, keyed{h >> (filterBits - bucketBits), gramEntry{uint16(i), uint16(k)}})
+		}
+	}
+	// Counting sort into buckets.
+	for _, k := range all {
+		m.start[k.bucket+1]++
+	}
+	for b := 1; b < len(m.start); b++ {
+		m.start[b] += m.start[b-1]
+	}
+	m.entries = make([]gramEntry, len(all))
+	fill := m.start
+	for _, k := range all {
+		m.entries[fill[k.bucket]] = k.e
+		fill[k.bucket]++
+	}
+	return m
+}
+
+// scan sets bit i of found for every needle i that occurs in b.
+func (m *matcher) scan(b []byte, found []uint64) {
+	if s := m.stride; s > 0 {
+		n := len(b)
+		for p := 0; p+gramLen <= n; p += s {
+			h := hashGram(foldGram(b[p:]))
+			if m.filter[h>>6]&(1<<(h&63)) == 0 {
+				continue
+			}
+			bk := h >> (filterBits - bucketBits)
+			for _, e := range m.entries[m.start[bk]:m.start[bk+1]] {
+				id := e.needle
+				if found[id>>6]&(1<<(id&63)) != 0 {
+					continue
+				}
+				j := p - int(e.off)
+				nd := m.needles[id]
+				if j < 0 || j+len(nd) > n {
+					continue
+				}
+				if equalFold(b[j:j+len(nd)], nd) {
+					found[id>>6] |= 1 << (id & 63)
+				}
+			}
+		}
+	}
+	for _, id := range m.short {
+		if indexFold(b, m.needles[id]) >= 0 {
+			found[id>>6] |= 1 << (id & 63)
+		}
+	}
+}
+
+// lower folds one ASCII letter to lower case.
+func lower(c byte) byte {
+	if c-'A' < 26 {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// equalFold reports whether s equals the lower-case needle, ignoring ASCII case.
+func equalFold(s, needle []byte) bool {
+	if len(s) != len(needle) {
+		return false
+	}
+	for i, c := range needle {
+		if lower(s[i]) != c {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold is a plain ASCII case-insensitive search for a lower-case needle.
+func indexFold(s, needle []byte) int {
+	if len(needle) == 0 {
+		return 0
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if lower(s[i]) == needle[0] && equalFold(s[i:i+len(needle)], needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+// containsFoldString is indexFold for header values.
+func containsFoldString(s, needle string) bool {
+	if len(needle) == 0 {
+		return true
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for j < len(needle) && lower(s[i+j]) == needle[j] {
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII returns s with ASCII letters lower-cased.
+func lowerASCII(s string) []byte {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return b
+}
+
+// bitSet reports bit i.
+func bitSet(set []uint64, i uint16) bool { return set[i>>6]&(1<<(i&63)) != 0 }
+
+// anySet reports whether any bit is set.
+func anySet(set []uint64) bool {
+	for _, w := range set {
+		if bits.OnesCount64(w) != 0 {
+			return true
+		}
+	}
+	return false
+}
