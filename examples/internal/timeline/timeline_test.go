@@ -1,0 +1,46 @@
+package timeline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOverlapsAndHTML(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	run := Run{Title: "bot", Spans: []Span{
+		{Host: "a.test", Path: "/robots.txt", Start: ms(0), End: ms(10), Status: 200},
+		{Host: "a.test", Path: "/", Start: ms(20), End: ms(30), Status: 429},
+		{Host: "b.test", Path: "/", Start: ms(5), End: ms(50), Status: 200},
+	}, Pauses: []Pause{{Host: "a.test", Start: ms(30), Dur: 100 * time.Millisecond, Reason: "Retry-After <2s>"}}}
+	if o := run.Overlaps(); len(o) != 0 {
+		t.Errorf("overlaps %v", o)
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, "demo", []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"No host ever had two requests", "a.test (2)", `class="limit"`, "Retry-After &lt;2s&gt;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("html lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<script") {
+		t.Error("html has a script")
+	}
+	run.Spans = append(run.Spans, Span{Host: "b.test", Path: "/x", Start: ms(40), End: ms(60), Status: 200})
+	if o := run.Overlaps(); len(o) != 1 || !strings.Contains(o[0], "b.test: /x started before / ended") {
+		t.Errorf("overlaps %v", o)
+	}
+}
+
+func TestHostOf(t *testing.T) {
+	for in, want := range map[string]string{"http://A.test:80": "a.test", "a.test:8080": "a.test", "a.test": "a.test", "https://[::1]:443": "::1"} {
+		if got := HostOf(in); got != want {
+			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
