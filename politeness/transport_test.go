@@ -1,0 +1,724 @@
+package politeness_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const hostA = "https://a.example"
+
+func newClient(w *fakeWeb, p politeness.Policy) (*http.Client, *politeness.Transport) {
+	tr := &politeness.Transport{Base: w, Policy: p}
+	return &http.Client{Transport: tr}, tr
+}
+
+// inParallel runs n requests to url from n goroutines and waits for them.
+func inParallel(t *testing.T, c *http.Client, n int, url string) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { mustGet(t, c, fmt.Sprintf("%s/p%d", url, i)) })
+	}
+	wg.Wait()
+}
+
+func TestTransport_C3_B5_H3_MinDelayFloor(t *testing.T) {
+	for _, d := range []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second} {
+		t.Run(d.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakeWeb{answer: func(string, int) reply { return reply{status: 200, latency: 30 * time.Millisecond} }}
+				c, _ := newClient(w, politeness.Policy{MinDelay: d})
+				start := time.Now()
+				inParallel(t, c, 6, hostA)
+				check(t, w, constGap(d))
+				// Paced, not slower than needed: 6 requests = 5 gaps + 6 latencies.
+				if got, want := time.Since(start), 5*d+6*30*time.Millisecond; got != want {
+					t.Errorf("6 requests took %v, want exactly %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_ZeroValueIsPolite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		tr := &politeness.Transport{Base: w}
+		c := &http.Client{Transport: tr}
+		inParallel(t, c, 3, hostA)
+		check(t, w, constGap(time.Second)) // default MinDelay
+	})
+}
+
+func TestTransport_B4_H3_S4_CrawlDelay(t *testing.T) {
+	tests := []struct {
+		name     string
+		min      time.Duration
+		crawl    time.Duration
+		maxCrawl time.Duration
+		want     time.Duration
+	}{
+		{"above floor", 2 * time.Second, 10 * time.Second, 0, 10 * time.Second},
+		{"below floor", 500 * time.Millisecond, 200 * time.Millisecond, 0, 500 * time.Millisecond},
+		{"capped at 60s", time.Second, 120 * time.Second, 0, 60 * time.Second},
+		{"exactly 60s", time.Second, 60 * time.Second, 0, 60 * time.Second},
+		{"custom cap", time.Second, 120 * time.Second, 30 * time.Second, 30 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakeWeb{}
+				var asked []string
+				tr := &politeness.Transport{
+					Base:   w,
+					Policy: politeness.Policy{MinDelay: tc.min, MaxCrawlDelay: tc.maxCrawl},
+					CrawlDelay: func(u *url.URL) (time.Duration, bool) {
+						asked = append(asked, u.Host)
+						return tc.crawl, u.Host == "a.example"
+					},
+				}
+				c := &http.Client{Transport: tr}
+				inParallel(t, c, 4, hostA)
+				inParallel(t, c, 4, "https://b.example")
+				check(t, w, func(r rec) time.Duration {
+					if r.host == hostA {
+						return tc.want
+					}
+					return tc.min
+				})
+				for _, g := range gaps(w, hostA) {
+					if g != tc.want {
+						t.Errorf("gap %v on a.example, want exactly %v", g, tc.want)
+					}
+				}
+				if len(asked) == 0 {
+					t.Error("CrawlDelay never called")
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_S5_JitterBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		const d, j = time.Second, 500 * time.Millisecond
+		c, _ := newClient(w, politeness.Policy{MinDelay: d, Jitter: j})
+		inParallel(t, c, 40, hostA)
+		check(t, w, constGap(d))
+		seen := map[time.Duration]bool{}
+		for _, g := range gaps(w, hostA) {
+			if g < d || g >= d+j {
+				t.Errorf("gap %v outside [%v, %v)", g, d, d+j)
+			}
+			seen[g] = true
+		}
+		if len(seen) < 10 {
+			t.Errorf("only %d distinct gaps among 39: no jitter?", len(seen))
+		}
+	})
+}
+
+// pausedWeb answers status with header h to the first `paused` requests on
+// a host and 200 afterwards.
+func pausedWeb(status int, h http.Header, paused int) *fakeWeb {
+	return &fakeWeb{answer: func(_ string, n int) reply {
+		if n < paused {
+			return reply{status: status, header: h}
+		}
+		return reply{status: 200}
+	}}
+}
+
+// minGapAfter is the checker's rule: delay after a normal answer, pause after
+// a rate-limit answer.
+func minGapAfter(delay, pause time.Duration) func(rec) time.Duration {
+	return func(r rec) time.Duration {
+		if r.status == 429 || r.status == 503 || r.status == 509 {
+			return pause
+		}
+		return delay
+	}
+}
+
+func TestTransport_B6_C4_RetryAfter(t *testing.T) {
+	// Bubbles start at 2000-01-01 00:00:00 UTC, so HTTP-dates are exact.
+	tests := []struct {
+		name   string
+		header func(now time.Time) http.Header
+		want   time.Duration
+	}{
+		{"seconds", func(time.Time) http.Header { return http.Header{"Retry-After": {"120"}} }, 120 * time.Second},
+		{"zero seconds", func(time.Time) http.Header { return http.Header{"Retry-After": {"0"}} }, 2 * time.Second}, // B6 slow-down: 1s * 2
+		{"http-date vs Date header", func(now time.Time) http.Header {
+			server := now.Add(1000 * time.Hour) // server clock far ahead
+			return http.Header{
+				"Retry-After": {server.Add(5 * time.Minute).UTC().Format(http.TimeFormat)},
+				"Date":        {server.UTC().Format(http.TimeFormat)},
+			}
+		}, 5 * time.Minute},
+		{"http-date without Date", func(now time.Time) http.Header {
+			return http.Header{"Retry-After": {now.Add(10 * time.Minute).UTC().Format(http.TimeFormat)}}
+		}, 10 * time.Minute},
+		{"http-date in the past", func(now time.Time) http.Header {
+			return http.Header{"Retry-After": {now.Add(-time.Hour).UTC().Format(http.TimeFormat)}}
+		}, time.Minute},
+		{"garbage", func(time.Time) http.Header { return http.Header{"Retry-After": {"soon"}} }, time.Minute},
+		{"negative", func(time.Time) http.Header { return http.Header{"Retry-After": {"-30"}} }, time.Minute},
+		{"missing", func(time.Time) http.Header { return nil }, time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := pausedWeb(429, tc.header(time.Now()), 1)
+				c, _ := newClient(w, politeness.Policy{})
+				mustGet(t, c, hostA+"/x")
+				start := time.Now()
+				// C4: a different URL on the same host waits too.
+				mustGet(t, c, hostA+"/other")
+				check(t, w, minGapAfter(time.Second, tc.want))
+				if got := time.Since(start); got != tc.want {
+					t.Errorf("second request waited %v, want %v", got, tc.want)
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_B6_DefaultBackoffDoubles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(503, nil, 3) // 503 without Retry-After, three times
+		c, _ := newClient(w, politeness.Policy{})
+		for range 5 {
+			mustGet(t, c, hostA)
+		}
+		g := gaps(w, hostA)
+		want := []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Second}
+		for i, d := range want {
+			if i >= len(g) || g[i] != d {
+				t.Fatalf("gaps = %v, want 1, 2, 4 min then the slowed delay %v", g, want)
+			}
+		}
+		// The backoff count resets after a success: a new 503 pauses 1 min again.
+		w.answer = func(string, int) reply { return reply{status: 503} }
+		mustGet(t, c, hostA)
+		start := time.Now()
+		mustGet(t, c, hostA)
+		if got := time.Since(start); got != time.Minute {
+			t.Errorf("after a success, the backoff restarted at %v, want 1m", got)
+		}
+	})
+}
+
+func TestTransport_B6_ClampAtMaxRetryAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"7200"}}, 1)
+		var events []politeness.Event
+		tr := &politeness.Transport{Base: w, Observe: func(e politeness.Event) { events = append(events, e) }}
+		c := &http.Client{Transport: tr}
+		mustGet(t, c, hostA)
+		start := time.Now()
+		mustGet(t, c, hostA)
+		if got := time.Since(start); got != time.Hour {
+			t.Errorf("Retry-After 2h with the Clamp policy waited %v, want the 1h maximum", got)
+		}
+		check(t, w, minGapAfter(time.Second, time.Hour))
+		var paused bool
+		for _, e := range events {
+			if e.Kind == politeness.EventPause && e.Duration == time.Hour && e.Status == 429 && e.Host == "https://a.example:443" {
+				paused = true
+			}
+		}
+		if !paused {
+			t.Errorf("no pause event among %+v", events)
+		}
+	})
+}
+
+func TestTransport_H4_GiveUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"7200"}}, 1)
+		c, _ := newClient(w, politeness.Policy{RetryAfterMode: politeness.GiveUp, MaxRetryAfter: time.Hour})
+		if status := mustGet(t, c, hostA); status != 429 {
+			t.Fatalf("rate-limit answer not returned unchanged: status %d", status)
+		}
+		for _, after := range []time.Duration{0, time.Hour, 3 * time.Hour, 300 * 24 * time.Hour} {
+			time.Sleep(after)
+			_, err := get(context.Background(), c, hostA+"/later")
+			var he *politeness.HostError
+			var ue *url.Error
+			if !errors.Is(err, politeness.ErrGaveUp) || !errors.As(err, &he) || !errors.As(err, &ue) {
+				t.Fatalf("after %v: err = %v, want *url.Error wrapping *HostError ErrGaveUp", after, err)
+			}
+			if he.Host != "https://a.example:443" || he.Until.Before(time.Now()) {
+				t.Errorf("HostError = %+v", he)
+			}
+		}
+		if n := w.requests(hostA); n != 1 {
+			t.Errorf("%d requests reached a host we gave up on, want 1", n)
+		}
+	})
+}
+
+func TestTransport_H4_GiveUpFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"7200"}}, 1)
+		c, _ := newClient(w, politeness.Policy{RetryAfterMode: politeness.GiveUp, GiveUpFor: time.Hour})
+		mustGet(t, c, hostA)
+		time.Sleep(2*time.Hour - time.Second) // GiveUpFor is 1h, but never earlier than asked (2h)
+		if _, err := get(context.Background(), c, hostA); !errors.Is(err, politeness.ErrGaveUp) {
+			t.Fatalf("err = %v, want ErrGaveUp before the asked 2h", err)
+		}
+		time.Sleep(time.Second)
+		mustGet(t, c, hostA)
+		check(t, w, minGapAfter(time.Second, 2*time.Hour))
+	})
+}
+
+func TestTransport_H4_ShortRetryAfterObeyedExactly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(503, http.Header{"Retry-After": {"45"}}, 1)
+		c, _ := newClient(w, politeness.Policy{RetryAfterMode: politeness.GiveUp, MinDelay: 500 * time.Millisecond})
+		mustGet(t, c, hostA)
+		start := time.Now()
+		mustGet(t, c, hostA)
+		if got := time.Since(start); got != 45*time.Second {
+			t.Errorf("waited %v, want exactly 45s", got)
+		}
+		check(t, w, minGapAfter(500*time.Millisecond, 45*time.Second))
+	})
+}
+
+func TestTransport_B6_SlowdownAndRecovery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"10"}}, 1)
+		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second, EaseAfter: 3})
+		for range 12 {
+			mustGet(t, c, hostA)
+		}
+		// Pause, then slow level 1 (2s) until the 3rd answer without a rate
+		// limit, then back to 1s.
+		want := []time.Duration{10 * time.Second, 2 * time.Second, 2 * time.Second,
+			time.Second, time.Second, time.Second, time.Second, time.Second, time.Second, time.Second, time.Second}
+		if g := gaps(w, hostA); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Errorf("gaps = %v\nwant   %v", g, want)
+		}
+		// Two pauses in a row: level 2 (4s), capped by MaxSlowdown.
+		w2 := pausedWeb(429, http.Header{"Retry-After": {"1"}}, 3)
+		c2, _ := newClient(w2, politeness.Policy{MinDelay: time.Second, MaxSlowdown: 2})
+		for range 5 {
+			mustGet(t, c2, hostA)
+		}
+		want = []time.Duration{2 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}
+		if g := gaps(w2, hostA); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Errorf("gaps with MaxSlowdown 2 = %v, want %v", g, want)
+		}
+	})
+}
+
+func TestTransport_S6_503vs509(t *testing.T) {
+	tests := []struct {
+		name     string
+		statuses []int
+		status   int
+		paused   bool
+	}{
+		{"default 429", nil, 429, true},
+		{"default 503", nil, 503, true},
+		{"default 509 not a rate limit", nil, 509, false},
+		{"509 configured", []int{429, 503, 509}, 509, true},
+		{"503 left out", []int{429}, 503, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := pausedWeb(tc.status, http.Header{"Retry-After": {"30"}}, 1)
+				c, _ := newClient(w, politeness.Policy{RateLimitStatuses: tc.statuses})
+				mustGet(t, c, hostA)
+				start := time.Now()
+				mustGet(t, c, hostA)
+				want := time.Second
+				if tc.paused {
+					want = 30 * time.Second
+				}
+				if got := time.Since(start); got != want {
+					t.Errorf("waited %v after %d, want %v", got, tc.status, want)
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_B6_FailFastWhenDeadlineBeforeReopen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"600"}}, 1)
+		c, _ := newClient(w, politeness.Policy{})
+		mustGet(t, c, hostA)
+		reopen := time.Now().Add(600 * time.Second)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		body := &readCloseCounter{}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hostA, body)
+		_, err := c.Do(req)
+		var he *politeness.HostError
+		if !errors.Is(err, politeness.ErrRateLimited) || !errors.As(err, &he) || !he.Until.Equal(reopen) {
+			t.Fatalf("err = %v, want ErrRateLimited until %v", err, reopen)
+		}
+		if time.Since(start) != 0 {
+			t.Errorf("failing fast took %v", time.Since(start))
+		}
+		if body.count() != 1 {
+			t.Errorf("request body closed %d times, want 1", body.count())
+		}
+		ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Minute)
+		defer cancel2()
+		if _, err := get(ctx2, c, hostA); err != nil {
+			t.Fatalf("with a long enough deadline: %v", err)
+		}
+		if !time.Now().Equal(reopen) {
+			t.Errorf("request started at %v, want %v", time.Now(), reopen)
+		}
+		check(t, w, minGapAfter(time.Second, 600*time.Second))
+	})
+}
+
+func TestTransport_H6_BreakerTripAndCoolOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		down := true
+		w := &fakeWeb{answer: func(host string, _ int) reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if down && host == hostA {
+				return reply{err: errConnRefused, latency: 5 * time.Second}
+			}
+			return reply{status: 200}
+		}}
+		var trips int
+		tr := &politeness.Transport{Base: w, Policy: politeness.Policy{BreakerCoolOff: 5 * time.Minute},
+			Observe: func(e politeness.Event) {
+				if e.Kind == politeness.EventBreakerTrip {
+					trips++
+				}
+			}}
+		c := &http.Client{Transport: tr}
+		for i := range 3 {
+			if _, err := get(context.Background(), c, hostA); !errors.Is(err, errConnRefused) {
+				t.Fatalf("request %d: err = %v, want the connection error", i, err)
+			}
+		}
+		for range 5 {
+			_, err := get(context.Background(), c, hostA)
+			if !errors.Is(err, politeness.ErrHostDown) {
+				t.Fatalf("err = %v, want ErrHostDown", err)
+			}
+		}
+		if n := w.requests(hostA); n != 3 {
+			t.Errorf("%d requests reached a down host, want 3", n)
+		}
+		// Other hosts are unaffected.
+		mustGet(t, c, "https://b.example")
+		// After the cool-off one probe goes through; it fails: down again at once.
+		time.Sleep(5 * time.Minute)
+		if _, err := get(context.Background(), c, hostA); !errors.Is(err, errConnRefused) {
+			t.Fatalf("probe after cool-off: %v", err)
+		}
+		if _, err := get(context.Background(), c, hostA); !errors.Is(err, politeness.ErrHostDown) {
+			t.Fatalf("after a failed probe: %v, want ErrHostDown", err)
+		}
+		if trips != 2 {
+			t.Errorf("%d breaker trips, want 2", trips)
+		}
+		// Host back: the probe succeeds and the breaker resets.
+		mu.Lock()
+		down = false
+		mu.Unlock()
+		time.Sleep(5 * time.Minute)
+		for range 4 {
+			mustGet(t, c, hostA)
+		}
+		check(t, w, constGap(time.Second))
+	})
+}
+
+func TestTransport_H6_CallerCancelIsNotAHostFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{answer: func(string, int) reply { return reply{err: context.Canceled} }}
+		c, _ := newClient(w, politeness.Policy{BreakerThreshold: 1})
+		for range 3 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			// The request is refused before it starts: ctx is done.
+			if _, err := get(ctx, c, hostA); !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v", err)
+			}
+		}
+		if n := w.requests(hostA); n != 0 {
+			t.Errorf("%d requests sent with a canceled context", n)
+		}
+	})
+}
+
+func TestTransport_C3_D10_CancelWhileQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
+		// The first request holds the host: its body stays open.
+		resp, err := c.Get(hostA + "/held")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		body := &readCloseCounter{}
+		errc := make(chan error, 1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hostA+"/queued", body)
+			_, err := c.Do(req)
+			errc <- err
+		}()
+		synctest.Wait() // queued
+		start := time.Now()
+		cancel()
+		err = <-errc
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if time.Since(start) != 0 {
+			t.Errorf("leaving the queue took %v", time.Since(start))
+		}
+		if body.count() != 1 {
+			t.Errorf("request body closed %d times, want 1", body.count())
+		}
+		resp.Body.Close()
+		mustGet(t, c, hostA+"/after") // the queue is not stuck
+		if n := w.requests(hostA); n != 2 {
+			t.Errorf("%d requests reached the host, want 2", n)
+		}
+		check(t, w, constGap(time.Second))
+	})
+}
+
+func TestTransport_C3_CancelWhileWaitingForGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, _ := newClient(w, politeness.Policy{MinDelay: time.Minute})
+		mustGet(t, c, hostA)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := get(ctx, c, hostA); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want context.DeadlineExceeded", err)
+		}
+		mustGet(t, c, hostA)
+		check(t, w, constGap(time.Minute))
+	})
+}
+
+func TestTransport_D10_ManyHostsNoCrossBlocking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{answer: func(host string, n int) reply {
+			if host == "https://slow.example" {
+				return reply{status: 429, header: http.Header{"Retry-After": {"3600"}}}
+			}
+			return reply{status: 200, latency: 100 * time.Millisecond}
+		}}
+		c, _ := newClient(w, politeness.Policy{MinDelay: 2 * time.Second})
+		mustGet(t, c, "https://slow.example") // one host paused for an hour
+		start := time.Now()
+		var wg sync.WaitGroup
+		for h := range 100 {
+			for i := range 3 {
+				wg.Go(func() { mustGet(t, c, fmt.Sprintf("https://h%d.example/%d", h, i)) })
+			}
+		}
+		wg.Wait()
+		// Every host in parallel: 3 requests = 2 gaps + 3 latencies.
+		if got, want := time.Since(start), 2*2*time.Second+3*100*time.Millisecond; got != want {
+			t.Errorf("100 hosts x 3 requests took %v, want %v", got, want)
+		}
+		check(t, w, minGapAfter(2*time.Second, time.Hour))
+	})
+}
+
+func TestTransport_D10_FIFO(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
+		resp, err := c.Get(hostA + "/first")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() { mustGet(t, c, fmt.Sprintf("%s/%d", hostA, i)) })
+			synctest.Wait() // arrival order
+		}
+		resp.Body.Close()
+		wg.Wait()
+		var order []string
+		for _, r := range w.records() {
+			order = append(order, r.path)
+		}
+		if got, want := strings.Join(order, " "), "/first /0 /1 /2 /3 /4 /5 /6 /7"; got != want {
+			t.Errorf("order = %s, want %s", got, want)
+		}
+		check(t, w, constGap(time.Second))
+	})
+}
+
+func TestTransport_C3_BodyCloseWithoutReadEndsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
+		for range 3 {
+			resp, err := c.Get(hostA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * time.Second) // the caller holds the body for a while
+			resp.Body.Close()
+			resp.Body.Close() // twice is harmless
+		}
+		check(t, w, constGap(time.Second))
+		for _, g := range gaps(w, hostA) {
+			if g != time.Second {
+				t.Errorf("gap %v, want 1s after the close", g)
+			}
+		}
+	})
+}
+
+type countLimiter struct {
+	mu    sync.Mutex
+	calls int
+	every time.Duration
+	next  time.Time
+}
+
+// Wait lets one request through per `every` (a tiny stand-in for rate.Limiter).
+func (l *countLimiter) Wait(ctx context.Context) error {
+	l.mu.Lock()
+	l.calls++
+	now := time.Now()
+	at := l.next
+	if at.Before(now) {
+		at = now
+	}
+	l.next = at.Add(l.every)
+	l.mu.Unlock()
+	select {
+	case <-time.After(at.Sub(now)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func TestTransport_GlobalLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		lim := &countLimiter{every: 100 * time.Millisecond}
+		c, _ := newClient(w, politeness.Policy{Limiter: lim, MinDelay: -1})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for h := range 10 {
+			wg.Go(func() { mustGet(t, c, fmt.Sprintf("https://h%d.example", h)) })
+		}
+		wg.Wait()
+		if got := time.Since(start); got != 900*time.Millisecond {
+			t.Errorf("10 hosts at 10/s took %v, want 900ms", got)
+		}
+		if lim.calls != 10 {
+			t.Errorf("limiter asked %d times", lim.calls)
+		}
+	})
+}
+
+func TestTransport_ObserveAndLogger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"5"}}, 1)
+		var buf bytes.Buffer
+		var kinds []string
+		tr := &politeness.Transport{Base: w,
+			Logger:  slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Observe: func(e politeness.Event) { kinds = append(kinds, e.Kind.String()+":"+e.Reason) },
+		}
+		c := &http.Client{Transport: tr}
+		mustGet(t, c, hostA)
+		mustGet(t, c, hostA)
+		if got, want := strings.Join(kinds, " "), "pause:retry-after wait:pause"; got != want {
+			t.Errorf("events = %s, want %s", got, want)
+		}
+		if !strings.Contains(buf.String(), "politeness: pause") || !strings.Contains(buf.String(), "host=https://a.example:443") {
+			t.Errorf("log = %s", buf.String())
+		}
+	})
+}
+
+type idleCloser struct {
+	fakeWeb
+	closed int
+}
+
+func (c *idleCloser) CloseIdleConnections() { c.closed++ }
+
+func TestTransport_CloseIdleConnectionsForwarded(t *testing.T) {
+	base := &idleCloser{}
+	c := &http.Client{Transport: &politeness.Transport{Base: base}}
+	c.CloseIdleConnections()
+	if base.closed != 1 {
+		t.Errorf("CloseIdleConnections reached Base %d times, want 1", base.closed)
+	}
+	(&politeness.Transport{Base: &fakeWeb{}}).CloseIdleConnections() // no method: no panic
+}
+
+func TestTransport_DoesNotModifyRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var got *http.Request
+		tr := &politeness.Transport{Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			got = r
+			return &http.Response{StatusCode: 204, Body: http.NoBody, Header: http.Header{}}, nil
+		})}
+		req, _ := http.NewRequest(http.MethodGet, "HTTPS://Example.COM/a?b=c", nil)
+		req.Header.Set("X-Test", "1")
+		before := fmt.Sprintf("%v %v %v", req.URL, req.Header, req.Host)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := fmt.Sprintf("%v %v %v", req.URL, req.Header, req.Host); after != before {
+			t.Errorf("request changed: %s -> %s", before, after)
+		}
+		if got != req || resp.StatusCode != 204 {
+			t.Errorf("Base saw another request or the response changed")
+		}
+		// A NoBody response ends the turn at once.
+		start := time.Now()
+		if _, err := tr.RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) != time.Second {
+			t.Errorf("second request after %v, want 1s", time.Since(start))
+		}
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
