@@ -1,0 +1,172 @@
+package signing
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// AgentForm is the wire form of the Signature-Agent header field. The field
+// changed between drafts and deployed verifiers differ, so the form is a
+// configuration choice:
+//
+//   - [QuotedString] `"https://example.com"`: a structured-field String. This
+//     is what Cloudflare's production verifier and its npm web-bot-auth 0.1.x
+//     accept, what DirectoriesBot's page shows (D2), and what the 2025 drafts
+//     (draft-meunier-web-bot-auth-architecture up to -03) specify. It is the
+//     zero value, so the default.
+//   - [BareURL] `https://example.com`: the URL unquoted, as BothyBot's page
+//     shows it (B2). Not a valid structured field; verifiers that parse the
+//     field strictly reject it, lenient ones (and WAF rules matching
+//     `signature-agent contains "bothy.tools"`, B12) accept it. Use it only
+//     when a page or partner promises that exact text.
+//   - [Dictionary] `sig1="https://example.com"` covered as
+//     `"signature-agent";key="sig1"`: the current protocol draft
+//     (draft-meunier-http-message-signatures-directory-04 onward,
+//     draft-meunier-webbotauth-httpsig-protocol-00), which says signers MUST
+//     send it and verifiers MAY still accept the String form. Verifiers
+//     written against the older drafts, web-bot-auth 0.1.x among them, fail
+//     on it.
+type AgentForm int
+
+const (
+	QuotedString AgentForm = iota // "https://example.com"
+	BareURL                       // https://example.com
+	Dictionary                    // sig1="https://example.com"
+)
+
+func (f AgentForm) String() string {
+	switch f {
+	case QuotedString:
+		return "quoted-string"
+	case BareURL:
+		return "bare-url"
+	case Dictionary:
+		return "dictionary"
+	}
+	return fmt.Sprintf("AgentForm(%d)", int(f))
+}
+
+// SignatureAgent is a parsed Signature-Agent field.
+type SignatureAgent struct {
+	Form AgentForm
+	// URL is the agent URL of a BareURL or QuotedString field.
+	URL string
+	// Members are the members of a Dictionary field, by key, in order.
+	Members []AgentMember
+}
+
+// AgentMember is one member of a Dictionary Signature-Agent field.
+type AgentMember struct {
+	Key  string
+	URL  string
+	Type string // the "type" parameter; "" means "directory"
+}
+
+// Lookup returns the URL of member key of a Dictionary field.
+func (a *SignatureAgent) Lookup(key string) (AgentMember, bool) {
+	for _, m := range a.Members {
+		if m.Key == key {
+			return m, true
+		}
+	}
+	return AgentMember{}, false
+}
+
+// ParseSignatureAgent parses the field lines of a Signature-Agent header in
+// any of the three [AgentForm]s. A value that starts with a double quote is a
+// String; one that parses as a structured Dictionary of Strings is a
+// Dictionary; an absolute http(s) URL otherwise is a BareURL. Each URL must be
+// an absolute http or https URL. Errors wrap [ErrInvalidSignature].
+func ParseSignatureAgent(lines []string) (*SignatureAgent, error) {
+	if len(lines) == 0 {
+		return nil, parseError("Signature-Agent is absent")
+	}
+	joined := strings.TrimSpace(strings.Join(lines, ", "))
+	if joined == "" {
+		return nil, parseError("Signature-Agent is empty")
+	}
+	if strings.HasPrefix(joined, `"`) {
+		it, err := httpsfv.UnmarshalItem(lines)
+		if err != nil {
+			return nil, parseError("Signature-Agent string: %v", err)
+		}
+		s, ok := it.Value.(string)
+		if !ok {
+			return nil, parseError("Signature-Agent is not a string")
+		}
+		if err := checkAgentURL(s); err != nil {
+			return nil, err
+		}
+		return &SignatureAgent{Form: QuotedString, URL: s}, nil
+	}
+	if d, err := httpsfv.UnmarshalDictionary(lines); err == nil {
+		a := &SignatureAgent{Form: Dictionary}
+		for _, k := range d.Names() {
+			m, _ := d.Get(k)
+			it, ok := m.(httpsfv.Item)
+			if !ok {
+				return nil, parseError("Signature-Agent member %q is an inner list", k)
+			}
+			s, ok := it.Value.(string)
+			if !ok {
+				return nil, parseError("Signature-Agent member %q is not a string", k)
+			}
+			if err := checkAgentURL(s); err != nil {
+				return nil, err
+			}
+			mem := AgentMember{Key: k, URL: s}
+			if it.Params != nil {
+				if t, ok := it.Params.Get("type"); ok {
+					tok, ok := t.(httpsfv.Token)
+					if !ok {
+						return nil, parseError("Signature-Agent member %q: type is not a token", k)
+					}
+					mem.Type = string(tok)
+				}
+			}
+			a.Members = append(a.Members, mem)
+		}
+		return a, nil
+	}
+	if len(lines) > 1 {
+		return nil, parseError("Signature-Agent has %d bare lines", len(lines))
+	}
+	if err := checkAgentURL(joined); err != nil {
+		return nil, err
+	}
+	return &SignatureAgent{Form: BareURL, URL: joined}, nil
+}
+
+func checkAgentURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return parseError("Signature-Agent URL: %v", err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return parseError("Signature-Agent %q is not an absolute http(s) URL", s)
+	}
+	if strings.ContainsAny(s, " \t\r\n\",") {
+		return parseError("Signature-Agent %q has a space, quote or comma", s)
+	}
+	return nil
+}
+
+// agentField renders the Signature-Agent value for agent in form f, label
+// being the dictionary key.
+func agentField(agent string, f AgentForm, label string) (string, error) {
+	if err := checkAgentURL(agent); err != nil {
+		return "", fmt.Errorf("signing: Signer.Agent: %w", err)
+	}
+	switch f {
+	case BareURL:
+		return agent, nil
+	case QuotedString:
+		return httpsfv.Marshal(httpsfv.NewItem(agent))
+	case Dictionary:
+		return dictMember(label, httpsfv.NewItem(agent))
+	}
+	return "", fmt.Errorf("signing: unknown AgentForm %d", int(f))
+}
