@@ -14,18 +14,18 @@ var ErrInvalidSignature = errors.New("signing: invalid signature")
 type Reason string
 
 const (
-	ReasonMissing      Reason = "missing_signature"    // no Signature / Signature-Input
-	ReasonMalformed    Reason = "malformed"            // a header does not parse
-	ReasonMissingParam Reason = "missing_parameter"    // created, expires, keyid or tag absent
-	ReasonWrongTag     Reason = "wrong_tag"            // tag is not web-bot-auth
-	ReasonExpired      Reason = "expired"              // expires is past (beyond skew)
-	ReasonFuture       Reason = "created_in_future"    // created is ahead (beyond skew)
-	ReasonTooLong      Reason = "lifetime_too_long"    // expires-created above Verifier.MaxLifetime
-	ReasonComponents   Reason = "components"           // @authority or signature-agent not covered
-	ReasonAgent        Reason = "signature_agent"      // Signature-Agent absent, unusable or not allowed
-	ReasonUnknownKey   Reason = "unknown_key"          // keyid not in the key set / directory
+	ReasonMissing      Reason = "missing_signature"     // no Signature / Signature-Input
+	ReasonMalformed    Reason = "malformed"             // a header does not parse
+	ReasonMissingParam Reason = "missing_parameter"     // created, expires, keyid or tag absent
+	ReasonWrongTag     Reason = "wrong_tag"             // tag is not web-bot-auth
+	ReasonExpired      Reason = "expired"               // expires is past (beyond skew)
+	ReasonFuture       Reason = "created_in_future"     // created is ahead (beyond skew)
+	ReasonTooLong      Reason = "lifetime_too_long"     // expires-created above Verifier.MaxLifetime
+	ReasonComponents   Reason = "components"            // @authority or signature-agent not covered
+	ReasonAgent        Reason = "signature_agent"       // Signature-Agent absent, unusable or not allowed
+	ReasonUnknownKey   Reason = "unknown_key"           // keyid not in the key set / directory
 	ReasonDirectory    Reason = "directory_unavailable" // the directory could not be fetched or proven
-	ReasonBadSignature Reason = "bad_signature"        // the signature does not verify (tampering)
+	ReasonBadSignature Reason = "bad_signature"         // the signature does not verify (tampering)
 )
 
 // VerifyError is the error of a failed verification. errors.Is(err,
