@@ -1,0 +1,167 @@
+package politeness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/gatetest"
+)
+
+func TestMemoryGate_Conformance(t *testing.T) {
+	gatetest.Run(t, func(*testing.T) politeness.Gate { return politeness.NewMemoryGate() })
+}
+
+func TestMemoryGate_ZeroValueConformance(t *testing.T) {
+	gatetest.Run(t, func(*testing.T) politeness.Gate { return new(politeness.MemoryGate) })
+}
+
+func TestHostKey(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://example.com/a", "https://example.com:443"},
+		{"HTTPS://Example.COM:443/", "https://example.com:443"},
+		{"http://example.com", "http://example.com:80"},
+		{"http://example.com:8080/x", "http://example.com:8080"},
+		{"https://example.com:80", "https://example.com:80"},
+		{"http://[::1]/", "http://[::1]:80"},
+		{"http://[::1]:81/", "http://[::1]:81"},
+		{"https://user:pw@example.com/", "https://example.com:443"},
+		{"ftp://example.com/", "ftp://example.com"},
+		{"ftp://[::1]/", "ftp://[::1]"},
+	}
+	for _, tc := range tests {
+		u, err := url.Parse(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := politeness.HostKey(u); got != tc.want {
+			t.Errorf("HostKey(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestState_JSONRoundTrip(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 123, time.UTC)
+	s := politeness.State{NotBefore: now, PauseUntil: now, Strikes: 1, Slow: 2, Successes: 3,
+		Failures: 4, DownUntil: now, GaveUpUntil: now.Add(100 * 365 * 24 * time.Hour), Expires: now}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got politeness.State
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != s {
+		t.Errorf("round trip: %+v != %+v", got, s)
+	}
+	if b, _ := json.Marshal(politeness.State{}); string(b) != "{}" {
+		t.Errorf("zero State marshals to %s, want {}", b)
+	}
+}
+
+func TestMemoryGate_ForgetsIdleHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &politeness.MemoryGate{SweepEvery: time.Minute}
+		proceed := func(politeness.State) (time.Duration, error) { return 0, nil }
+		for i := range 1000 {
+			l, err := g.Acquire(context.Background(), "h"+string(rune('a'+i%26))+string(rune(i)), proceed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Release(politeness.State{NotBefore: time.Now(), Expires: time.Now().Add(time.Hour)})
+		}
+		// A zero State is not kept at all.
+		l, _ := g.Acquire(context.Background(), "zero", proceed)
+		l.Release(politeness.State{})
+		if n := g.Len(); n != 1000 {
+			t.Fatalf("Len = %d, want 1000", n)
+		}
+		time.Sleep(time.Hour + time.Second)
+		for range 300 { // lazy sweep: triggered by later Acquire calls
+			l, _ := g.Acquire(context.Background(), "busy", proceed)
+			l.Release(politeness.State{Expires: time.Now().Add(time.Hour)})
+		}
+		if n := g.Len(); n != 1 {
+			t.Errorf("Len = %d after the idle time, want 1 (only the busy host)", n)
+		}
+		// Explicit Sweep; a held host is never forgotten.
+		held, _ := g.Acquire(context.Background(), "held", proceed)
+		time.Sleep(2 * time.Hour)
+		g.Sweep()
+		if n := g.Len(); n != 1 {
+			t.Errorf("Len = %d after Sweep, want 1 (the held host)", n)
+		}
+		held.Release(politeness.State{})
+	})
+}
+
+func TestMemoryGate_C3_FIFOAndCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := politeness.NewMemoryGate()
+		proceed := func(politeness.State) (time.Duration, error) { return 0, nil }
+		first, _ := g.Acquire(context.Background(), "h", proceed)
+		var mu sync.Mutex
+		var order []int
+		var wg sync.WaitGroup
+		cancels := make([]context.CancelFunc, 6)
+		for i := range 6 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancels[i] = cancel
+			wg.Go(func() {
+				l, err := g.Acquire(ctx, "h", proceed)
+				if err != nil {
+					if i%2 == 0 || !errors.Is(err, context.Canceled) {
+						t.Errorf("waiter %d: %v", i, err)
+					}
+					return
+				}
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+				l.Release(politeness.State{})
+			})
+			synctest.Wait()
+		}
+		for i := 1; i < 6; i += 2 { // odd waiters leave the queue
+			cancels[i]()
+		}
+		synctest.Wait()
+		first.Release(politeness.State{})
+		wg.Wait()
+		if len(order) != 3 || order[0] != 0 || order[1] != 2 || order[2] != 4 {
+			t.Errorf("served %v, want [0 2 4]", order)
+		}
+		for _, c := range cancels {
+			c()
+		}
+		if n := g.Len(); n != 0 {
+			t.Errorf("Len = %d, want 0 (all zero states)", n)
+		}
+	})
+}
+
+func TestMemoryGate_ReadyWaitHoldsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := politeness.NewMemoryGate()
+		calls := 0
+		start := time.Now()
+		l, err := g.Acquire(context.Background(), "h", func(politeness.State) (time.Duration, error) {
+			calls++
+			if calls < 3 {
+				return time.Minute, nil
+			}
+			return 0, nil
+		})
+		if err != nil || calls != 3 || time.Since(start) != 2*time.Minute {
+			t.Fatalf("err %v, %d calls, %v", err, calls, time.Since(start))
+		}
+		l.Release(politeness.State{})
+	})
+}
