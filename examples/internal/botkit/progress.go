@@ -1,0 +1,92 @@
+package botkit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Progress prints a status line on stderr every Every while work goes on:
+// pages done, queued, and which hosts the bot is waiting on and why. The
+// zero value prints nothing until Start.
+type Progress struct {
+	W      io.Writer
+	Every  time.Duration             // 0 = 5 s
+	Counts func() (done, queued int) // current counters
+
+	mu    sync.Mutex           // guards wait, until
+	wait  map[string]string    // host -> why the bot is waiting on it
+	until map[string]time.Time // host -> end of that wait
+}
+
+// Observe records a pacing event (a wait or pause on a host) and passes it on
+// to next (which may be nil).
+func (p *Progress) Observe(next func(Event)) func(Event) {
+	return func(e Event) {
+		p.mu.Lock()
+		if p.wait == nil {
+			p.wait, p.until = map[string]string{}, map[string]time.Time{}
+		}
+		if e.Dur > 0 {
+			p.wait[e.Host] = e.Reason
+			p.until[e.Host] = e.Time.Add(e.Dur)
+		}
+		p.mu.Unlock()
+		if next != nil {
+			next(e)
+		}
+	}
+}
+
+// Start begins printing; the returned func stops it and waits for the
+// printer to end.
+func (p *Progress) Start(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	every := p.Every
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				p.print(now)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+func (p *Progress) print(now time.Time) {
+	if p.W == nil {
+		return
+	}
+	done, queued := 0, 0
+	if p.Counts != nil {
+		done, queued = p.Counts()
+	}
+	p.mu.Lock()
+	var waits []string
+	for h, why := range p.wait {
+		if until := p.until[h]; until.After(now) {
+			waits = append(waits, fmt.Sprintf("%s for %s (%s)", h, until.Sub(now).Round(time.Second), why))
+		}
+	}
+	p.mu.Unlock()
+	sort.Strings(waits)
+	line := fmt.Sprintf("progress: %d done, %d queued", done, queued)
+	if len(waits) > 0 {
+		line += "; waiting on " + strings.Join(waits, ", ")
+	}
+	fmt.Fprintln(p.W, line)
+}

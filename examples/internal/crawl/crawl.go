@@ -1,0 +1,142 @@
+package crawl
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/goodbot-go/goodbot/examples/internal/links"
+)
+
+// Page is what a bot's Get reports for one item.
+type Page struct {
+	FinalURL *url.URL // after redirects (nil: the item's URL)
+	Status   int
+	Outcome  string // the fetch outcome ("ok", "disallowed", "blocked", ...)
+	Body     []byte // HTML to read links from (nil: no links)
+	Bytes    int64
+	Reason   string // why, for the report
+	// StopSite tells the crawler to give up the item's whole site: the host
+	// is down, asked for a wait longer than the bot takes, or its robots.txt
+	// is unreachable (H4, H5, H6).
+	StopSite bool
+}
+
+// Crawler runs a [Frontier] to the end: one worker per site with queued
+// items, at most Parallel sites at once. It is used once.
+type Crawler struct {
+	Frontier *Frontier
+	// Get fetches one item. It is called for one item at a time per site.
+	Get func(ctx context.Context, it Item) Page
+	// FollowLinks queues the same-site links of every HTML page (rel=nofollow
+	// links are not followed).
+	FollowLinks bool
+	// MaxDepth bounds link following (0 = no bound).
+	MaxDepth int
+	// Parallel is how many sites are crawled at once (0 = 16). Each site
+	// still gets one request at a time.
+	Parallel int
+	// OnPage is called after each Get, from the site's worker.
+	OnPage func(it Item, p Page)
+	Log    *slog.Logger
+
+	done atomic.Int64
+	mu   sync.Mutex // guards active
+	// active holds the sites with a running worker.
+	active map[string]bool
+	wg     sync.WaitGroup
+	sem    chan struct{}
+}
+
+// Done returns the number of items fetched so far.
+func (c *Crawler) Done() int { return int(c.done.Load()) }
+
+// Run crawls until the frontier is empty or ctx ends.
+func (c *Crawler) Run(ctx context.Context) {
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	n := c.Parallel
+	if n <= 0 {
+		n = 16
+	}
+	c.sem = make(chan struct{}, n)
+	c.active = map[string]bool{}
+	c.schedule(ctx)
+	c.wg.Wait()
+}
+
+// schedule starts a worker for every site with work and no worker.
+func (c *Crawler) schedule(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.Frontier.Sites() {
+		if !c.active[s] {
+			c.active[s] = true
+			c.wg.Add(1)
+			go c.worker(ctx, s)
+		}
+	}
+}
+
+func (c *Crawler) worker(ctx context.Context, site string) {
+	defer c.wg.Done()
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		c.finish(site)
+		return
+	}
+	defer func() { <-c.sem }()
+	for ctx.Err() == nil {
+		c.mu.Lock()
+		it, ok := c.Frontier.Next(site)
+		if !ok {
+			delete(c.active, site)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		p := c.Get(ctx, it)
+		c.done.Add(1)
+		if c.OnPage != nil {
+			c.OnPage(it, p)
+		}
+		if p.StopSite {
+			if n := c.Frontier.Drop(site); n > 0 {
+				c.Log.Warn("giving up on site", "site", site, "dropped", n, "reason", p.Reason)
+			}
+			continue
+		}
+		if c.FollowLinks && len(p.Body) > 0 && (c.MaxDepth == 0 || it.Depth < c.MaxDepth) {
+			base := p.FinalURL
+			if base == nil {
+				base = it.URL
+			}
+			ls, _ := links.Extract(base, bytes.NewReader(p.Body))
+			added := false
+			for _, l := range ls {
+				if strings.Contains(" "+l.Rel+" ", " nofollow ") {
+					continue
+				}
+				if Site(l.URL) == site && c.Frontier.Add(l.URL, it.Depth+1, "link") {
+					added = true
+				}
+			}
+			if added {
+				c.schedule(ctx) // no-op for this site (active); kept for cross-site use
+			}
+		}
+	}
+	c.finish(site)
+}
+
+func (c *Crawler) finish(site string) {
+	c.mu.Lock()
+	delete(c.active, site)
+	c.mu.Unlock()
+}

@@ -1,0 +1,143 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func u(s string) *url.URL {
+	v, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// S8: each URL once, after normalisation; H7/B10: a cap per site.
+func TestFrontier_S8_H7(t *testing.T) {
+	f := &Frontier{MaxPerSite: 3}
+	adds := []struct {
+		s    string
+		want bool
+	}{
+		{"http://a.test/", true},
+		{"HTTP://A.TEST:80/#top", false},
+		{"http://a.test/x/../", false},
+		{"http://a.test/%7Ex", true},
+		{"http://a.test/~x", false},
+		{"http://a.test/y", true},
+		{"http://a.test/z", false}, // cap
+		{"http://b.test/", true},
+		{"mailto:x@a.test", false},
+	}
+	for _, a := range adds {
+		if got := f.Add(u(a.s), 0, "seed"); got != a.want {
+			t.Errorf("Add(%s) = %v, want %v", a.s, got, a.want)
+		}
+	}
+	if f.Len() != 4 || len(f.Sites()) != 2 {
+		t.Errorf("len %d sites %v", f.Len(), f.Sites())
+	}
+	if it, _ := f.Next("http://a.test"); it.Key != "http://a.test/" {
+		t.Errorf("first item %v", it)
+	}
+	if n := f.Drop("http://a.test"); n != 2 || f.Len() != 1 {
+		t.Errorf("drop %d len %d", n, f.Len())
+	}
+}
+
+func TestSite(t *testing.T) {
+	for in, want := range map[string]string{"http://A.test:80/x": "http://a.test", "https://a.test:8443/": "https://a.test:8443"} {
+		if got := Site(u(in)); got != want {
+			t.Errorf("Site(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// A toy web: every page links to two others on its own site and one on
+// another site; each Get takes one second of (fake) time.
+func toyGet(mu *sync.Mutex, inFlight map[string]int, maxSeen *int) func(ctx context.Context, it Item) Page {
+	return func(ctx context.Context, it Item) Page {
+		mu.Lock()
+		inFlight[it.Site]++
+		if inFlight[it.Site] > *maxSeen {
+			*maxSeen = inFlight[it.Site]
+		}
+		mu.Unlock()
+		time.Sleep(time.Second)
+		mu.Lock()
+		inFlight[it.Site]--
+		mu.Unlock()
+		var n int
+		fmt.Sscanf(it.URL.Path, "/p%d", &n)
+		body := fmt.Sprintf(`<a href="/p%d">x</a><a href="/p%d" rel="nofollow">n</a><a href="http://other.test/">o</a>`, (n+1)%10, (n+2)%10)
+		return Page{Status: 200, Outcome: "ok", Body: []byte(body)}
+	}
+}
+
+// S11: with one worker per site, N sites take as long as one: throughput
+// grows with the number of hosts while each host sees one request at a time.
+func TestCrawler_S11_ThroughputGrowsWithHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		elapsed := func(hosts int) time.Duration {
+			var mu sync.Mutex
+			inFlight := map[string]int{}
+			maxSeen := 0
+			f := &Frontier{MaxPerSite: 5}
+			for h := range hosts {
+				f.Add(u(fmt.Sprintf("http://h%d.test/p0", h)), 0, "seed")
+			}
+			c := &Crawler{Frontier: f, Get: toyGet(&mu, inFlight, &maxSeen), FollowLinks: true}
+			start := time.Now()
+			c.Run(context.Background())
+			if c.Done() != 5*hosts {
+				t.Errorf("%d hosts: %d pages, want %d", hosts, c.Done(), 5*hosts)
+			}
+			if maxSeen != 1 {
+				t.Errorf("%d hosts: %d requests at once on one site", hosts, maxSeen)
+			}
+			return time.Since(start)
+		}
+		one, eight := elapsed(1), elapsed(8)
+		if one != 5*time.Second || eight != one {
+			t.Errorf("1 host: %v, 8 hosts: %v; want 8 hosts in the time of 1", one, eight)
+		}
+	})
+}
+
+func TestCrawler_StopSite(t *testing.T) {
+	f := &Frontier{}
+	for i := range 5 {
+		f.Add(u(fmt.Sprintf("http://a.test/%d", i)), 0, "seed")
+	}
+	var got []string
+	c := &Crawler{Frontier: f, Get: func(ctx context.Context, it Item) Page {
+		got = append(got, it.URL.Path)
+		return Page{Outcome: "gave_up", StopSite: it.URL.Path == "/1"}
+	}}
+	c.Run(context.Background())
+	if len(got) != 2 {
+		t.Errorf("fetched %v after giving up", got)
+	}
+}
+
+func TestCrawler_Cancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Frontier{}
+	for i := range 50 {
+		f.Add(u(fmt.Sprintf("http://h%d.test/", i)), 0, "seed")
+	}
+	c := &Crawler{Frontier: f, Parallel: 2, Get: func(ctx context.Context, it Item) Page {
+		cancel()
+		return Page{}
+	}}
+	c.Run(ctx)
+	if c.Done() > 2 {
+		t.Errorf("%d fetched after cancel", c.Done())
+	}
+}
