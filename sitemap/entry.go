@@ -3,7 +3,6 @@ package sitemap
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 )
@@ -148,5 +147,3 @@ func (e *StatusError) Error() string {
 }
 
 func (e *StatusError) Unwrap() error { return ErrStatus }
-
-var _ = io.EOF

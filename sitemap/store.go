@@ -1,0 +1,123 @@
+package sitemap
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"sync"
+	"time"
+)
+
+// Store keeps the last read of each site's sitemaps between runs, so a
+// freshness check tomorrow, in a new process, costs one conditional
+// request. Implementations must be safe for concurrent use and must
+// replace a site's state atomically: after a failed or interrupted Save,
+// Load returns the previous state. [MemoryStore] keeps it in memory;
+// sitemap/boltstore keeps it in a bbolt file.
+type Store interface {
+	// Load returns the site's state, or nil and no error when there is none.
+	Load(ctx context.Context, site string) (*State, error)
+	// Save replaces the site's state.
+	Save(ctx context.Context, site string, st *State) error
+}
+
+// State is the last read of one site's sitemaps: per sitemap, its
+// validators and what it listed. It is plain data and JSON-serialisable.
+type State struct {
+	// Read is when the read was made (server clock when known).
+	Read time.Time `json:"read"`
+	// Complete is true when every sitemap was read to its end.
+	Complete bool `json:"complete,omitempty"`
+	// Sitemaps maps each sitemap URL reached to its state.
+	Sitemaps map[string]*SitemapState `json:"sitemaps,omitempty"`
+}
+
+// SitemapState is one sitemap file's validators and content.
+type SitemapState struct {
+	// ETag and LastModified are the response's validators, sent back as
+	// If-None-Match and If-Modified-Since so an unchanged file costs a 304.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Children lists the sitemaps of an index.
+	Children []string `json:"children,omitempty"`
+	// Pages maps the page URLs the file listed to their lastmod (zero:
+	// none given).
+	Pages map[string]time.Time `json:"pages,omitempty"`
+}
+
+// Snapshot merges the pages of all sitemaps (the latest lastmod wins when
+// a page is listed twice).
+func (s *State) Snapshot() Snapshot {
+	if s == nil {
+		return Snapshot{}
+	}
+	snap := Snapshot{Read: s.Read, Complete: s.Complete, Pages: make(map[string]time.Time)}
+	for _, sm := range s.Sitemaps {
+		for u, lm := range sm.Pages {
+			if old, ok := snap.Pages[u]; !ok || lm.After(old) {
+				snap.Pages[u] = lm
+			}
+		}
+	}
+	return snap
+}
+
+// Clone returns a deep copy.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	c := &State{Read: s.Read, Complete: s.Complete, Sitemaps: make(map[string]*SitemapState, len(s.Sitemaps))}
+	for u, sm := range s.Sitemaps {
+		c.Sitemaps[u] = &SitemapState{
+			ETag: sm.ETag, LastModified: sm.LastModified,
+			Children: append([]string(nil), sm.Children...),
+			Pages:    maps.Clone(sm.Pages),
+		}
+	}
+	return c
+}
+
+// MemoryStore is a [Store] in memory. Its zero value is ready to use; it
+// is safe for concurrent use and keeps copies, so callers may modify what
+// they saved or loaded.
+type MemoryStore struct {
+	mu sync.Mutex
+	m  map[string][]byte // guarded by mu: site -> JSON state
+}
+
+// Load implements [Store].
+func (m *MemoryStore) Load(ctx context.Context, site string) (*State, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	b, ok := m.m[site]
+	m.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	st := new(State)
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Save implements [Store].
+func (m *MemoryStore) Save(ctx context.Context, site string, st *State) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = make(map[string][]byte)
+	}
+	m.m[site] = b
+	return nil
+}

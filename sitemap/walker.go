@@ -1,0 +1,410 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Walker defaults.
+const (
+	// DefaultMaxDepth is how many index levels are followed below the
+	// sitemaps given (an index of indexes of sitemaps is depth 2).
+	DefaultMaxDepth = 3
+	// DefaultMaxSitemaps is the most sitemap files fetched in one walk.
+	DefaultMaxSitemaps = 1000
+	// DefaultMaxSiteURLs is the most page URLs taken from one site in one walk.
+	DefaultMaxSiteURLs = 1_000_000
+)
+
+// Walker fetches a site's sitemaps through a caller-supplied client,
+// follows sitemap indexes, and hands over the page entries. It never
+// fetches the same sitemap twice in one walk (self-references and cycles
+// such as A to B to A are skipped), follows at most MaxDepth index
+// levels, and stops at MaxSitemaps files or MaxURLs pages.
+//
+// The zero Walker is usable: http.DefaultClient, an in-memory Store,
+// polite limits. Set Client to the bot's client so its User-Agent,
+// pacing, robots.txt rules and signatures apply to sitemap requests.
+// A Walker is safe for concurrent use when its Store is; do not change
+// its fields during a walk.
+type Walker struct {
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// Store keeps the state between Check calls; nil means a MemoryStore
+	// private to this Walker (created on first use).
+	Store Store
+	// MaxDepth, MaxSitemaps and MaxURLs bound one walk; zero means
+	// DefaultMaxDepth, DefaultMaxSitemaps and DefaultMaxSiteURLs.
+	MaxDepth    int
+	MaxSitemaps int
+	MaxURLs     int
+	// Options bounds each file (MaxURLs, MaxBytes, MaxLocBytes); nil means
+	// the sitemaps.org limits. Location and CrossHost are set per file by
+	// the Walker.
+	Options *Options
+	// CrossHost, for Walk, says the sitemap URLs were declared in
+	// robots.txt: the location rule is not applied to them or their
+	// children. Check sets it by itself.
+	CrossHost bool
+	// Logger receives skipped sitemaps and per-file errors; nil is silent.
+	Logger *slog.Logger
+
+	mem MemoryStore
+}
+
+// Report says what a walk did.
+type Report struct {
+	Requests    int      // HTTP requests made
+	Fetched     int      // sitemaps read (200)
+	NotModified int      // sitemaps answered 304
+	Pages       int      // page entries read
+	Dropped     int      // entries dropped by the location rule
+	Invalid     int      // entries without a usable URL
+	Skipped     []string // sitemaps not fetched: cycle, depth or count limit
+	Errors      []error  // per-sitemap failures (status, syntax, limit)
+	// Complete is true when every sitemap was read to its end.
+	Complete bool
+}
+
+// CheckResult is the outcome of [Walker.Check].
+type CheckResult struct {
+	DiffResult
+	Report
+	// First is true when the Store held nothing for the site: every page
+	// is New.
+	First bool
+}
+
+func (w *Walker) client() *http.Client {
+	if w.Client == nil {
+		return http.DefaultClient
+	}
+	return w.Client
+}
+
+func (w *Walker) store() Store {
+	if w.Store == nil {
+		return &w.mem
+	}
+	return w.Store
+}
+
+func (w *Walker) logger() *slog.Logger {
+	if w.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Logger
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// DefaultSitemapURL returns the conventional sitemap location of a site
+// ("https://example.com" gives "https://example.com/sitemap.xml"), used
+// when robots.txt declares none.
+func DefaultSitemapURL(site string) string {
+	u, err := url.Parse(site)
+	if err != nil || u.Host == "" {
+		return strings.TrimSuffix(site, "/") + "/sitemap.xml"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/sitemap.xml"}).String()
+}
+
+// Walk fetches the given sitemaps (usually the robots.txt Sitemap: lines)
+// and their children, and calls fn for every page entry, in document
+// order. It makes no conditional requests and keeps no state (see Check).
+// An error from fn stops the walk and is returned. Otherwise Walk returns
+// the per-file errors joined (errors.As finds *StatusError, *LimitError,
+// *SyntaxError), after delivering every entry it could read.
+func (w *Walker) Walk(ctx context.Context, sitemapURLs []string, fn func(Entry) error) error {
+	rep, err := w.walk(ctx, sitemapURLs, w.CrossHost, nil, nil, fn)
+	if err != nil {
+		return err
+	}
+	return errors.Join(rep.Errors...)
+}
+
+// Check is the freshness check of B9: it reads the site's sitemaps with
+// conditional requests (a sitemap unchanged since the last Check costs one
+// 304), compares what they list with the last read kept in the Store,
+// saves the new read, and returns the difference.
+//
+// site is the site's origin ("https://example.com"); declared are the
+// sitemap URLs from its robots.txt (cross-host allowed), and when there
+// are none Check reads DefaultSitemapURL(site) under the location rule.
+// Per-file failures do not fail the check: that file's previous state is
+// kept, the result is not Complete (so nothing is Gone) and the failures
+// are in Report.Errors. Check returns an error only when the Store fails
+// or ctx ends, and then saves nothing.
+func (w *Walker) Check(ctx context.Context, site string, declared []string) (*CheckResult, error) {
+	store := w.store()
+	prev, err := store.Load(ctx, site)
+	if err != nil {
+		return nil, err
+	}
+	roots, cross := declared, true
+	if len(roots) == 0 {
+		roots, cross = []string{DefaultSitemapURL(site)}, false
+	}
+	cur := &State{Sitemaps: make(map[string]*SitemapState)}
+	rep, err := w.walk(ctx, roots, cross, prev, cur, nil)
+	if err != nil {
+		return nil, err
+	}
+	cur.Complete = rep.Complete
+	if !cur.Complete && prev != nil {
+		// Keep what this read could not see, so nothing is lost.
+		for u, sm := range prev.Sitemaps {
+			if _, ok := cur.Sitemaps[u]; !ok {
+				cur.Sitemaps[u] = sm
+			}
+		}
+	}
+	res := &CheckResult{Report: *rep, First: prev == nil}
+	res.DiffResult = Diff(prev.Snapshot(), cur.Snapshot())
+	if err := store.Save(ctx, site, cur); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type job struct {
+	url   string
+	depth int
+}
+
+// walk visits the sitemaps depth first. With cur set it records each
+// file's state (and uses prev's validators); with fn set it streams the
+// page entries.
+func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur *State, fn func(Entry) error) (*Report, error) {
+	rep := &Report{Complete: true}
+	maxDepth := orDefault(w.MaxDepth, DefaultMaxDepth)
+	maxFiles := orDefault(w.MaxSitemaps, DefaultMaxSitemaps)
+	maxPages := orDefault(w.MaxURLs, DefaultMaxSiteURLs)
+	seen := make(map[string]bool)
+	stack := make([]job, 0, len(roots))
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, job{url: strings.TrimSpace(roots[i])})
+	}
+	skip := func(u, why string) {
+		rep.Skipped = append(rep.Skipped, u)
+		rep.Complete = false
+		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", u), slog.String("reason", why))
+	}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		key := normURL(j.url)
+		switch {
+		case seen[key]:
+			// A sitemap met twice (self-reference, cycle, duplicate) is
+			// read once; that is not a failure.
+			w.logger().LogAttrs(ctx, slog.LevelDebug, "sitemap: already read", slog.String("url", j.url))
+			continue
+		case j.depth > maxDepth:
+			skip(j.url, "depth")
+			continue
+		case rep.Requests >= maxFiles:
+			skip(j.url, "too many sitemaps")
+			continue
+		case rep.Pages >= maxPages:
+			skip(j.url, "too many URLs")
+			continue
+		}
+		seen[key] = true
+		var old *SitemapState
+		if prev != nil {
+			old = prev.Sitemaps[j.url]
+		}
+		children, st, err := w.fetch(ctx, j.url, cross, old, rep, maxPages, seen, fn, cur != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return rep, ctx.Err()
+			}
+			var fe *fnError
+			if errors.As(err, &fe) {
+				return rep, fe.err
+			}
+			rep.Errors = append(rep.Errors, err)
+			rep.Complete = false
+			w.logger().LogAttrs(ctx, slog.LevelWarn, "sitemap: read failed", slog.String("url", j.url), slog.Any("err", err))
+		}
+		if cur != nil && st != nil {
+			cur.Sitemaps[j.url] = &st.SitemapState
+			if cur.Read.IsZero() {
+				cur.Read = st.read
+			}
+		}
+		for i := len(children) - 1; i >= 0; i-- {
+			stack = append(stack, job{url: children[i], depth: j.depth + 1})
+		}
+	}
+	if cur != nil && cur.Read.IsZero() {
+		cur.Read = time.Now().UTC()
+	}
+	return rep, nil
+}
+
+type fnError struct{ err error }
+
+func (e *fnError) Error() string { return e.err.Error() }
+
+// fetch reads one sitemap. It returns the children to visit (for an
+// index), the file's new state (when keep is set; on failure, the old
+// state merged with what could be read) and the file's error.
+func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old != nil {
+		if old.ETag != "" {
+			req.Header.Set("If-None-Match", old.ETag)
+		}
+		if old.LastModified != "" {
+			req.Header.Set("If-Modified-Since", old.LastModified)
+		}
+	}
+	rep.Requests++
+	resp, err := w.client().Do(req)
+	if err != nil {
+		return nil, carry(old), err
+	}
+	defer func() {
+		// Drain a little so the connection can be reused, then close.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+	}()
+	if final := resp.Request.URL.String(); final != u {
+		// A redirect to a sitemap already read is a cycle too.
+		if k := normURL(final); seen[k] {
+			return nil, carry(old), nil
+		} else {
+			seen[k] = true
+		}
+	}
+	read := serverTime(resp)
+	switch {
+	case resp.StatusCode == http.StatusNotModified && old != nil:
+		rep.NotModified++
+		st := carry(old)
+		st.read = read
+		return old.Children, st, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, carry(old), &StatusError{URL: u, Status: resp.StatusCode}
+	}
+	rep.Fetched++
+	opt := Options{}
+	if w.Options != nil {
+		opt = *w.Options
+	}
+	opt.Location, opt.CrossHost = resp.Request.URL.String(), cross
+	st := &fileState{read: read}
+	if keep {
+		st.ETag = resp.Header.Get("ETag")
+		st.LastModified = resp.Header.Get("Last-Modified")
+		st.Pages = make(map[string]time.Time)
+	}
+	var children []string
+	rd := NewReader(resp.Body, &opt)
+	for rd.Next() {
+		e := rd.Entry()
+		if e.IsSitemap {
+			children = append(children, e.Loc)
+			continue
+		}
+		if rep.Pages >= maxPages {
+			rep.Complete = false
+			return children, st.failed(old), &LimitError{Err: ErrTooManyURLs, Limit: int64(maxPages), URLs: rep.Pages, Bytes: rd.Offset()}
+		}
+		rep.Pages++
+		if keep {
+			lm := time.Time{}
+			if e.HasLastMod {
+				lm = e.LastMod
+			}
+			st.Pages[e.Loc] = lm
+		}
+		if fn != nil {
+			if err := fn(e); err != nil {
+				return nil, nil, &fnError{err}
+			}
+		}
+	}
+	rep.Dropped += rd.Dropped()
+	rep.Invalid += rd.Invalid()
+	if keep {
+		st.Children = children
+	}
+	if err := rd.Err(); err != nil {
+		return children, st.failed(old), err
+	}
+	return children, st, nil
+}
+
+// fileState is a SitemapState with the time the response was made.
+type fileState struct {
+	SitemapState
+	read time.Time
+}
+
+// carry returns the old state kept as is (after a 304 or a failure).
+func carry(old *SitemapState) *fileState {
+	if old == nil {
+		return nil
+	}
+	return &fileState{SitemapState: *old}
+}
+
+// failed merges a partial read with the old state and drops the
+// validators, so the next check reads the file in full.
+func (st *fileState) failed(old *SitemapState) *fileState {
+	if st.Pages == nil {
+		return carry(old)
+	}
+	if old != nil {
+		merged := maps.Clone(old.Pages)
+		if merged == nil {
+			merged = make(map[string]time.Time)
+		}
+		maps.Copy(merged, st.Pages)
+		st.Pages = merged
+	}
+	st.ETag, st.LastModified = "", ""
+	return st
+}
+
+// serverTime is the response's Date, or now.
+func serverTime(resp *http.Response) time.Time {
+	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		return d.UTC()
+	}
+	return time.Now().UTC()
+}
+
+// normURL is the key for cycle detection: scheme and host lower-cased,
+// default port and fragment removed.
+func normURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = hostKey(u.Scheme, u.Host)
+	u.Fragment = ""
+	return u.String()
+}
