@@ -126,3 +126,11 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+func TestText(t *testing.T) {
+	title, text, err := Text(strings.NewReader(`<html><head><title> Mass  times </title><style>p{}</style></head>
+<body><h1>Mass times</h1><script>alert(1)</script><p>Sunday   <b>10am</b></p><ul><li>Saturday 6pm</li></ul></body></html>`))
+	if err != nil || title != "Mass times" || text != "Mass times\nSunday 10am\nSaturday 6pm\n" {
+		t.Errorf("title %q text %q err %v", title, text, err)
+	}
+}

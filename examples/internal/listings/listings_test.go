@@ -2,9 +2,12 @@ package listings
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestParseCSV(t *testing.T) {
@@ -130,4 +133,33 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStore_D6(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "s.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := &Store{DB: db}
+	if _, ok, err := s.Get("http://a.test/"); ok || err != nil {
+		t.Fatalf("empty store: %v %v", ok, err)
+	}
+	r := Record{Listing: "http://a.test/", Outcome: Verified, Status: 200, Matched: "https://d.test/l/1", Checked: time.Unix(100, 0).UTC()}
+	if err := s.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.Get("http://a.test/")
+	if !ok || err != nil || got != r {
+		t.Errorf("got %+v %v %v", got, ok, err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("directoriesbot/listings")).Put([]byte("bad"), []byte("{"))
+	})
+	if _, _, err := s.Get("bad"); err == nil {
+		t.Error("garbage record decoded")
+	}
+	if all, err := s.All(); err != nil || len(all) != 1 {
+		t.Errorf("all %v %v", all, err)
+	}
 }

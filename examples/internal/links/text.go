@@ -1,0 +1,66 @@
+package links
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Text returns the title and the visible text of an HTML document: the text
+// outside <script>, <style>, <noscript>, <template> and <head> (except the
+// title), one block element a line, whitespace collapsed. Its error is only a
+// read error from r.
+func Text(r io.Reader) (title, text string, err error) {
+	z := html.NewTokenizer(r)
+	var (
+		b       strings.Builder
+		line    strings.Builder
+		hidden  int
+		inTitle bool
+	)
+	flush := func() {
+		if s := strings.Join(strings.Fields(line.String()), " "); s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+		line.Reset()
+	}
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			flush()
+			if e := z.Err(); e != nil && !errors.Is(e, io.EOF) {
+				err = e
+			}
+			return strings.Join(strings.Fields(title), " "), b.String(), err
+		case html.TextToken:
+			switch {
+			case inTitle:
+				title += string(z.Text())
+			case hidden == 0:
+				line.Write(z.Text())
+				line.WriteByte(' ')
+			}
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			switch a {
+			case atom.Title:
+				inTitle = tt == html.StartTagToken
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Head:
+				if tt == html.StartTagToken {
+					hidden++
+				} else if tt == html.EndTagToken && hidden > 0 {
+					hidden--
+				}
+			case atom.P, atom.Div, atom.Br, atom.Li, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+				atom.Tr, atom.Section, atom.Article, atom.Header, atom.Footer, atom.Blockquote, atom.Pre, atom.Ul, atom.Ol, atom.Table:
+				flush()
+			}
+		}
+	}
+}
