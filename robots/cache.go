@@ -1,0 +1,367 @@
+package robots
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Defaults for the zero fields of a [Cache].
+const (
+	// DefaultTTL is how long a fetched copy is used before it is fetched
+	// again. RFC 9309 §2.4 asks for no more than 24 hours. HootyBot (H9) sets
+	// one hour; SofyaBot (S10) and DirectoriesBot (D9) keep 24 hours; BothyBot
+	// (B11) at most 24 hours.
+	DefaultTTL = 24 * time.Hour
+	// DefaultMaxBytes is how much of a robots.txt body is read; the rest is
+	// not downloaded.
+	DefaultMaxBytes = MaxParseBytes
+	// DefaultTimeout bounds one robots.txt fetch, redirects included.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxRedirects is how many redirects are followed (RFC 9309
+	// §2.3.1.2 recommends at least five).
+	DefaultMaxRedirects = 5
+	// DefaultRetryInterval is how soon a closed site's robots.txt is asked
+	// for again (H5).
+	DefaultRetryInterval = time.Minute
+)
+
+// Cache keeps one compiled robots.txt per origin (scheme, host, port) and
+// fetches it when it is missing or stale.
+//
+// A fetch goes through Transport, so the bot's User-Agent, signature and
+// pacing apply to robots.txt requests too (B12). Redirects are followed, up
+// to MaxRedirects hops, each through Transport; a chain longer than that, or a
+// redirect without a usable Location, counts as "unavailable" (allow all), as
+// RFC 9309 §2.3.1.2 permits. At most MaxBytes of the body are read and parsed.
+// Concurrent callers for one origin share one fetch.
+//
+// A copy is used for TTL. After a server error, 429, timeout or network error
+// the site is closed (everything but /robots.txt is disallowed) until a later
+// fetch gets a 2xx or 4xx (H5); while closed, robots.txt is asked for again at
+// most once per RetryInterval, however often the site is checked. A stale copy
+// is always replaced by the outcome of the new fetch, so a server error after
+// a good copy closes the site too.
+//
+// The zero value is ready to use: it fetches through http.DefaultTransport,
+// keeps copies in memory only, and uses the Default* values above. A Cache
+// must not be copied after first use. It is safe for concurrent use.
+type Cache struct {
+	// Transport carries robots.txt requests. nil means http.DefaultTransport.
+	Transport http.RoundTripper
+	// Header is added to every robots.txt request (for instance User-Agent
+	// when Transport does not set it). May be nil.
+	Header http.Header
+	// TTL is how long a fetched copy is used. Zero means DefaultTTL.
+	TTL time.Duration
+	// Store persists copies, so that a restarted bot does not refetch a fresh
+	// one. nil means memory only. The Cache consults it when an origin is not
+	// in memory and saves every fetch outcome to it.
+	Store Store
+	// MaxBytes caps the body read. Zero means DefaultMaxBytes.
+	MaxBytes int64
+	// Timeout bounds one fetch, redirects and body included. Zero means
+	// DefaultTimeout. A fetch that times out closes the site.
+	Timeout time.Duration
+	// MaxRedirects is how many redirects are followed. Zero means
+	// DefaultMaxRedirects; values below 5 are raised to 5.
+	MaxRedirects int
+	// RetryInterval is how soon a closed site's robots.txt is fetched again.
+	// Zero means DefaultRetryInterval.
+	RetryInterval time.Duration
+	// Logger receives one record per fetch. nil means silent.
+	Logger *slog.Logger
+
+	mu    sync.Mutex       // guards sites
+	sites map[string]*site // origin -> current copy
+	sf    singleflight.Group
+}
+
+// site is the current copy for one origin.
+type site struct {
+	robots  *Robots
+	fetched time.Time
+	err     error // why the site is closed, if it is
+}
+
+// Get returns the robots.txt rules for target's origin, fetching them if the
+// cache has no fresh copy. A robots.txt that cannot be fetched is not an
+// error: Get returns rules that disallow everything and report
+// [Robots.Unreachable]. Errors are [ErrBadURL] and ctx's error; a caller that
+// gives up does not cancel a fetch other callers share, which runs to its
+// Timeout.
+func (c *Cache) Get(ctx context.Context, target *url.URL) (*Robots, error) {
+	s, err := c.get(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	return s.robots, nil
+}
+
+// Cached returns the copy in memory for target's origin, fresh or stale,
+// without fetching and without touching the Store.
+func (c *Cache) Cached(target *url.URL) (*Robots, bool) {
+	o, err := originOf(target)
+	if err != nil {
+		return nil, false
+	}
+	if s := c.lookup(o.key); s != nil {
+		return s.robots, true
+	}
+	return nil, false
+}
+
+// Check returns nil if a may fetch target, and otherwise a
+// *[DisallowedError] (fetching robots.txt first if needed). Other errors are
+// those of [Cache.Get].
+func (c *Cache) Check(ctx context.Context, a Agent, target *url.URL) error {
+	s, err := c.get(ctx, target)
+	if err != nil {
+		return err
+	}
+	ok, rule := s.robots.Decide(a, target.RequestURI())
+	if ok {
+		return nil
+	}
+	return &DisallowedError{
+		URL:         target.String(),
+		Agent:       a.Token,
+		Rule:        rule,
+		Unreachable: s.robots.Unreachable(),
+		Err:         s.err,
+	}
+}
+
+func (c *Cache) get(ctx context.Context, target *url.URL) (*site, error) {
+	o, err := originOf(target)
+	if err != nil {
+		return nil, err
+	}
+	if s := c.lookup(o.key); s != nil && c.fresh(s) {
+		return s, nil
+	}
+	ch := c.sf.DoChan(o.key, func() (any, error) {
+		return c.refresh(context.WithoutCancel(ctx), o), nil
+	})
+	select {
+	case res := <-ch:
+		return res.Val.(*site), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *Cache) lookup(key string) *site {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sites[key]
+}
+
+func (c *Cache) fresh(s *site) bool {
+	age := time.Since(s.fetched)
+	if s.robots.Unreachable() {
+		return age < min(c.retryInterval(), c.ttl())
+	}
+	return age < c.ttl()
+}
+
+// refresh runs once per origin at a time (singleflight).
+func (c *Cache) refresh(ctx context.Context, o origin) *site {
+	prev := c.lookup(o.key)
+	if prev != nil && c.fresh(prev) {
+		return prev // a flight that ended just before this one fetched it
+	}
+	if prev == nil && c.Store != nil {
+		e, ok, err := c.Store.Load(ctx, o.key)
+		if err != nil {
+			c.log().Warn("robots: store load failed", "origin", o.key, "err", err)
+		}
+		if ok && err == nil {
+			s := &site{robots: FromResponse(e.Status, e.Body, nil), fetched: e.Fetched}
+			if s.robots.Unreachable() {
+				s.err = &StatusError{URL: o.robotsURL, Status: e.Status}
+			}
+			if c.fresh(s) {
+				c.put(o.key, s)
+				return s
+			}
+		}
+	}
+	e, err := c.fetch(ctx, o.robotsURL)
+	s := &site{robots: FromResponse(e.Status, e.Body, err), fetched: e.Fetched, err: err}
+	if err == nil && s.robots.Unreachable() {
+		s.err = &StatusError{URL: o.robotsURL, Status: e.Status}
+	}
+	c.put(o.key, s)
+	c.log().Info("robots: fetched", "origin", o.key, "status", e.Status, "bytes", len(e.Body),
+		"unreachable", s.robots.Unreachable(), "err", err)
+	if c.Store != nil {
+		if err := c.Store.Save(ctx, o.key, e); err != nil {
+			c.log().Warn("robots: store save failed", "origin", o.key, "err", err)
+		}
+	}
+	return s
+}
+
+func (c *Cache) put(key string, s *site) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sites == nil {
+		c.sites = make(map[string]*site)
+	}
+	c.sites[key] = s
+}
+
+// fetch gets robotsURL, following redirects. The Entry's Status is 0 when err
+// is set.
+func (c *Cache) fetch(ctx context.Context, robotsURL string) (Entry, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	u := robotsURL
+	for hop := 0; ; hop++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return Entry{Fetched: time.Now()}, err
+		}
+		for k, vs := range c.Header {
+			req.Header[k] = append([]string(nil), vs...)
+		}
+		resp, err := c.transport().RoundTrip(req)
+		if err != nil {
+			return Entry{Fetched: time.Now()}, err
+		}
+		if isRedirect(resp.StatusCode) {
+			loc := resp.Header.Get("Location")
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+			resp.Body.Close()
+			next, err := req.URL.Parse(loc)
+			if hop >= c.maxRedirects() || loc == "" || err != nil ||
+				(next.Scheme != "http" && next.Scheme != "https") {
+				// Too many hops or nowhere to go: "unavailable" (§2.3.1.2).
+				return Entry{Fetched: time.Now(), Status: resp.StatusCode}, nil
+			}
+			u = next.String()
+			continue
+		}
+		var body []byte
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			body, err = io.ReadAll(io.LimitReader(resp.Body, c.maxBytes()))
+		}
+		resp.Body.Close()
+		if err != nil {
+			return Entry{Fetched: time.Now()}, err
+		}
+		return Entry{Fetched: time.Now(), Status: resp.StatusCode, Body: body}, nil
+	}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// StatusError is why a site is closed when its robots.txt answered with a
+// server error (or 429); it is the Err of the [DisallowedError].
+type StatusError struct {
+	URL    string // the robots.txt URL
+	Status int    // the HTTP status; 0 for a failure restored from a Store
+}
+
+func (e *StatusError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("robots: %s: fetch failed", e.URL)
+	}
+	return fmt.Sprintf("robots: %s answered %d", e.URL, e.Status)
+}
+
+type origin struct {
+	key       string // scheme://host:port, lower-cased, port explicit
+	robotsURL string
+}
+
+// originOf returns the RFC 9309 origin of u.
+func originOf(u *url.URL) (origin, error) {
+	if u == nil {
+		return origin{}, ErrBadURL
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	if host == "" || (scheme != "http" && scheme != "https") {
+		return origin{}, ErrBadURL
+	}
+	port := u.Port()
+	hostport := host
+	if strings.Contains(host, ":") {
+		hostport = "[" + host + "]"
+	}
+	if port != "" {
+		hostport = net.JoinHostPort(host, port)
+	} else if scheme == "http" {
+		port = "80"
+	} else {
+		port = "443"
+	}
+	return origin{
+		key:       scheme + "://" + net.JoinHostPort(host, port),
+		robotsURL: scheme + "://" + hostport + "/robots.txt",
+	}, nil
+}
+
+func (c *Cache) transport() http.RoundTripper {
+	if c.Transport != nil {
+		return c.Transport
+	}
+	return http.DefaultTransport
+}
+
+func (c *Cache) ttl() time.Duration {
+	if c.TTL > 0 {
+		return c.TTL
+	}
+	return DefaultTTL
+}
+
+func (c *Cache) maxBytes() int64 {
+	if c.MaxBytes > 0 {
+		return c.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+func (c *Cache) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (c *Cache) maxRedirects() int {
+	return max(c.MaxRedirects, DefaultMaxRedirects)
+}
+
+func (c *Cache) retryInterval() time.Duration {
+	if c.RetryInterval > 0 {
+		return c.RetryInterval
+	}
+	return DefaultRetryInterval
+}
+
+func (c *Cache) log() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
