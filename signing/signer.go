@@ -70,7 +70,7 @@ type Signer struct {
 }
 
 type signerCache struct {
-	key    crypto.Signer
+	pub    string // public key bytes the cache was computed for
 	agent  string
 	form   AgentForm
 	label  string
@@ -112,15 +112,15 @@ func (s *Signer) prepared() (*signerCache, error) {
 	if s == nil || s.Key == nil {
 		return nil, ErrNoKey
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.cache
-	if c != nil && c.key == s.Key && c.agent == s.Agent && c.form == s.Form && c.label == s.label() {
-		return c, nil
-	}
 	pub, err := ed25519Public(s.Key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cache
+	if c != nil && c.pub == string(pub) && c.agent == s.Agent && c.form == s.Form && c.label == s.label() {
+		return c, nil
 	}
 	kid, err := Thumbprint(pub)
 	if err != nil {
@@ -138,7 +138,7 @@ func (s *Signer) prepared() (*signerCache, error) {
 	} else {
 		fields.AddHeader("signature-agent")
 	}
-	c = &signerCache{key: s.Key, agent: s.Agent, form: s.Form, label: label, kid: kid, field: field, fields: *fields}
+	c = &signerCache{pub: string(pub), agent: s.Agent, form: s.Form, label: label, kid: kid, field: field, fields: *fields}
 	s.cache = c
 	return c, nil
 }
@@ -181,7 +181,7 @@ func (s *Signer) Sign(req *http.Request) error {
 	if s.Nonce {
 		cfg.SetNonce(newNonce())
 	}
-	hs, err := httpsign.NewJWSSigner(jwa.EdDSA, c.key, cfg, c.fields)
+	hs, err := httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
 	if err != nil {
 		return fmt.Errorf("signing: %w", err)
 	}

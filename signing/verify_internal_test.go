@@ -1,0 +1,147 @@
+package signing
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/dunglas/httpsfv"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+type param struct {
+	name string
+	val  any
+}
+
+// signCustom signs req over comps with the given parameters, correctly, so
+// only the verifier's policy can reject it.
+func signCustom(t *testing.T, req *http.Request, key ed25519.PrivateKey, comps []component, params []param) {
+	t.Helper()
+	p := httpsfv.NewParams()
+	for _, pp := range params {
+		p.Add(pp.name, pp.val)
+	}
+	sp, err := signParams(comps, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := requestMessage(req.Method, "http", normaliseAuthority(req.Host, ""), req.URL, req.Header)
+	base, err := signatureBase(msg, comps, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Signature-Input", "sig1="+sp)
+	sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
+	req.Header.Set("Signature", sig)
+}
+
+// TestVerify_B2_D2_Rejects: the verifier refuses every signature the Web Bot
+// Auth profile does not allow, each with its own Reason.
+func TestVerify_B2_D2_Rejects(t *testing.T) {
+	key := signingtest.BothyKey()
+	pub := key.Public().(ed25519.PublicKey)
+	kid, _ := Thumbprint(pub)
+	other := signingtest.OtherKey()
+	otherKid, _ := Thumbprint(other.Public().(ed25519.PublicKey))
+	now := time.Now().Unix()
+	auth := newComponent("@authority", "", false)
+	agent := newComponent("signature-agent", "", false)
+	good := func() []param {
+		return []param{{"created", now}, {"expires", now + 60}, {"keyid", kid}, {"tag", TagWebBotAuth}}
+	}
+	without := func(name string) []param {
+		var out []param
+		for _, p := range good() {
+			if p.name != name {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	with := func(name string, v any) []param {
+		out := without(name)
+		return append(out, param{name, v})
+	}
+	cases := []struct {
+		name   string
+		key    ed25519.PrivateKey
+		comps  []component
+		params []param
+		after  func(r *http.Request)
+		want   Reason
+	}{
+		{"ok", key, []component{auth, agent}, good(), nil, ""},
+		{"no created", key, []component{auth, agent}, without("created"), nil, ReasonMissingParam},
+		{"no expires", key, []component{auth, agent}, without("expires"), nil, ReasonMissingParam},
+		{"no keyid", key, []component{auth, agent}, without("keyid"), nil, ReasonMissingParam},
+		{"no tag", key, []component{auth, agent}, without("tag"), nil, ReasonMissingParam},
+		{"wrong tag", key, []component{auth, agent}, with("tag", "http-message-signatures-directory"), nil, ReasonWrongTag},
+		{"created not integer", key, []component{auth, agent}, with("created", "now"), nil, ReasonMalformed},
+		{"expired", key, []component{auth, agent}, with("expires", now-120), nil, ReasonExpired},
+		{"future", key, []component{auth, agent}, append(with("created", now+600), param{"x", 1}), nil, ReasonFuture},
+		{"no authority", key, []component{agent}, good(), nil, ReasonComponents},
+		{"unknown key", other, []component{auth, agent}, with("keyid", otherKid), nil, ReasonUnknownKey},
+		{"wrong key for keyid", other, []component{auth, agent}, good(), nil, ReasonBadSignature},
+		{"tampered agent", key, []component{auth, agent}, good(), func(r *http.Request) {
+			r.Header.Set("Signature-Agent", `"https://evil.example"`)
+		}, ReasonBadSignature},
+		{"tampered authority", key, []component{auth, agent}, good(), func(r *http.Request) { r.Host = "other.example" }, ReasonBadSignature},
+		{"tampered params", key, []component{auth, agent}, good(), func(r *http.Request) {
+			r.Header.Set("Signature-Input", r.Header.Get("Signature-Input")+`;nonce="x"`)
+		}, ReasonBadSignature},
+		{"no signature", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Del("Signature") }, ReasonMissing},
+		{"garbage input", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Set("Signature-Input", "sig1=((") }, ReasonMalformed},
+		{"garbage agent", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Set("Signature-Agent", `"no url"`) }, ReasonAgent},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "http://example.com/x", nil)
+			req.Header.Set("Signature-Agent", `"https://bothy.tools"`)
+			signCustom(t, req, tc.key, tc.comps, tc.params)
+			if tc.after != nil {
+				tc.after(req)
+			}
+			before := req.Clone(req.Context())
+			v := &Verifier{Keys: KeySet{kid: pub}}
+			res, err := v.Verify(req)
+			if !reflect.DeepEqual(before.Header, req.Header) || before.Host != req.Host || *before.URL != *req.URL {
+				t.Error("Verify modified the request")
+			}
+			if tc.want == "" {
+				if err != nil || res.KeyID != kid || res.Agent != "https://bothy.tools" || res.Form != QuotedString {
+					t.Fatalf("Verify = %+v, %v", res, err)
+				}
+				return
+			}
+			var ve *VerifyError
+			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidSignature) {
+				t.Fatalf("err = %v, want *VerifyError", err)
+			}
+			if ve.Reason != tc.want {
+				t.Fatalf("reason %s, want %s (%v)", ve.Reason, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestNormaliseAuthority(t *testing.T) {
+	for _, tc := range []struct{ host, scheme, want string }{
+		{"Example.COM", "https", "example.com"},
+		{"example.com:443", "https", "example.com"},
+		{"example.com:443", "http", "example.com:443"},
+		{"example.com:80", "http", "example.com"},
+		{"example.com:8443", "https", "example.com:8443"},
+		{"[::1]:443", "https", "[::1]"},
+		{"[::1]:8080", "https", "[::1]:8080"},
+		{"example.com:80", "", "example.com"},
+	} {
+		if got := normaliseAuthority(tc.host, tc.scheme); got != tc.want {
+			t.Errorf("normaliseAuthority(%q, %q) = %q, want %q", tc.host, tc.scheme, got, tc.want)
+		}
+	}
+}
