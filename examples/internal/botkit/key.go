@@ -1,6 +1,7 @@
 package botkit
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"os"
 
 	"github.com/goodbot-go/goodbot/signing"
-	"github.com/lestrrat-go/jwx/v2/jwk"
 )
 
 // ErrNoKey is returned by [LoadKey] when a signing bot has no -key.
@@ -70,13 +70,15 @@ func GenKey(path string, w io.Writer) (ed25519.PrivateKey, error) {
 	return k, nil
 }
 
-// JWKS returns the key set to publish for pub.
+// JWKS returns the key set to publish for pub, indented.
 func JWKS(pub ed25519.PublicKey) ([]byte, error) {
-	k, err := signing.PublicJWK(pub)
+	b, err := signing.MarshalJWKS(pub)
 	if err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(struct {
-		Keys []jwk.Key `json:"keys"`
-	}{[]jwk.Key{k}}, "", "  ")
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
