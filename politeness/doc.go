@@ -1,0 +1,53 @@
+// Package politeness paces a bot's requests per host, as an
+// [http.RoundTripper] that any Go program can put under its [http.Client]:
+//
+//	client := &http.Client{Transport: &politeness.Transport{
+//		Policy: politeness.Policy{MinDelay: 2 * time.Second},
+//	}}
+//
+// # What a site owner gets
+//
+//   - One request in flight per host (scheme, host and port; see [HostKey]).
+//     Callers for a busy host wait in arrival order; a caller whose context
+//     ends leaves the queue at once with ctx.Err(). Waiting costs no goroutine
+//     beyond the caller's own.
+//   - A gap from the end of one response (body read to EOF or closed, or the
+//     failure) to the start of the next request: MinDelay, or the host's
+//     Crawl-delay up to MaxCrawlDelay when larger, plus optional jitter.
+//   - Rate-limit answers (429 and 503 by default, 509 when configured) pause
+//     the whole host for the Retry-After time (delta-seconds or HTTP-date) or a
+//     doubling default backoff; a pause longer than MaxRetryAfter is clamped, or
+//     the Transport gives up on the host ([GiveUp]). Afterwards the host is
+//     paced more slowly, easing back after a run of successes.
+//   - A host that stops answering is left alone for a cool-off (breaker).
+//
+// The rate-limit response itself is returned unchanged; the Transport never
+// retries. Later requests wait, or fail fast with a [*HostError] wrapping
+// [ErrRateLimited] when their deadline ends before the host reopens, or
+// [ErrGaveUp] or [ErrHostDown]. These work with errors.Is and errors.As
+// through the *url.Error that [http.Client] wraps them in.
+//
+// [Policy] documents every rule and default. The zero [Transport] is polite:
+// one second between requests, Crawl-delay honoured up to 60 s, pauses up to
+// one hour, default backoff one minute.
+//
+// # Shared state
+//
+// Per-host state sits behind the [Gate] interface: a [MemoryGate] by default,
+// or a gate shared by a fleet of processes (politeness/redisgate). A Gate only
+// stores [State] and serialises access; every decision stays in the Transport.
+// politeness/gatetest checks a Gate implementation against the contract.
+//
+// State for idle hosts is forgotten after [Policy.IdleTime], so a crawl over
+// millions of hosts keeps memory bounded (about 200 bytes per tracked host in
+// a MemoryGate).
+//
+// # Observability
+//
+// [Transport.Logger] (a *slog.Logger, nil = silent) and [Transport.Observe]
+// report each wait, pause, give-up, breaker trip and refused request with host,
+// reason and duration.
+//
+// This package does not read robots.txt: the Crawl-delay comes from
+// [Transport.CrawlDelay], typically backed by a robots cache.
+package politeness
