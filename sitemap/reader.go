@@ -128,6 +128,7 @@ type Reader struct {
 	inEntry    bool
 	foreign    int // depth inside an extension element
 	field      int
+	fieldNest  int    // open elements inside the field
 	text       []byte // captured text of field
 	textOver   bool
 	bare       []byte // direct text of <sitemap>/<url>, for a missing <loc>
@@ -718,6 +719,9 @@ func (r *Reader) startTag() {
 		return
 	}
 	if r.field != fNone { // markup inside a field (<loc><url>...</url></loc>) is ignored
+		if !selfClose {
+			r.fieldNest++
+		}
 		return
 	}
 	if r.isForeign() {
@@ -801,6 +805,7 @@ func (r *Reader) startField(f int, selfClose bool) {
 		return
 	}
 	r.field = f
+	r.fieldNest = 0
 	r.text = r.text[:0]
 	r.textOver = false
 }
@@ -815,8 +820,10 @@ func (r *Reader) endTag() {
 		}
 		r.foreign = 0
 	}
-	if r.field != fNone && !entry && !r.fieldEnds(name) {
-		return // end tag inside a field (</url> in <loc><url>...</url></loc>)
+	if r.field != fNone && !r.fieldEnds(name) && (r.fieldNest > 0 || !entry) {
+		// An end tag inside a field (</url> in <loc><url>...</url></loc>).
+		r.fieldNest = max(0, r.fieldNest-1)
+		return
 	}
 	r.endField()
 	if entry {
