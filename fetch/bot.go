@@ -1,0 +1,299 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/goodbot-go/goodbot/challenge"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
+	"github.com/goodbot-go/goodbot/signing"
+)
+
+// Bot is a bot's profile: who it says it is and the promises it keeps. [New],
+// [Wrap] and [NewFetcher] compose it into a client. Only UserAgent is
+// required; every other zero field means a polite default, documented on the
+// field. A Bot is plain configuration: the clients made from it copy what
+// they need, so changing a Bot afterwards changes nothing.
+type Bot struct {
+	// Token is the product token robots.txt groups are matched against
+	// (e.g. "BothyBot"). Empty means the product name at the start of
+	// UserAgent (its text before the first "/"), unless that is "Mozilla",
+	// which is an error: a browser-style User-Agent needs an explicit Token.
+	Token string
+	// FormerTokens are names the bot used before; robots.txt groups written
+	// for them still apply (B3).
+	FormerTokens []string
+
+	// UserAgent is the User-Agent sent with every request, robots.txt
+	// fetches included. It may contain placeholders "{name}" filled per
+	// request from [WithUserAgentVar] (D1: "verification for {directory}");
+	// a request whose context lacks a placeholder's value is refused with
+	// ErrUserAgent. Control characters are rejected.
+	UserAgent string
+	// From is the From header (an email address, H1); empty sends none.
+	From string
+	// Accept is the Accept header set when a request has none. Empty means
+	// "text/html,application/xhtml+xml;q=0.9" for HTML-only bots and
+	// "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	// otherwise.
+	Accept string
+
+	// RobotsTTL is how long a robots.txt copy is used before it is fetched
+	// again. Zero means 24 hours.
+	RobotsTTL time.Duration
+	// RobotsStore keeps robots.txt copies (nil: in memory). Use
+	// fetch/boltstate to keep them in the bot's state file.
+	RobotsStore robots.Store
+	// Robots, if set, is the robots.txt cache to use as is (its Transport
+	// should be [Client.RobotsTransport]-like); it overrides RobotsTTL and
+	// RobotsStore. Nil means a cache built from them.
+	Robots *robots.Cache
+
+	// Politeness is the pacing policy (zero: polite defaults, see
+	// [politeness.Policy]).
+	Politeness politeness.Policy
+	// Gate holds the per-host pacing state; nil means a new in-memory gate
+	// per client. Share one Gate (or a politeness/redisgate) between clients
+	// of one bot so that they pace together.
+	Gate politeness.Gate
+	// Observe, if set, receives the politeness decisions (waits, pauses,
+	// give-ups, breaker trips).
+	Observe func(politeness.Event)
+
+	// Signer signs every request, robots.txt fetches included, at the moment
+	// it leaves (after any politeness wait). Nil sends unsigned requests.
+	Signer *signing.Signer
+
+	// Limits bound each fetch (zero: 30 s, 5 redirects, 10 MiB).
+	Limits Limits
+
+	// HTMLOnly makes the bot ask for HTML and refuse other content types
+	// (H7): a 2xx answer whose Content-Type is set and is not text/html or
+	// application/xhtml+xml fails with NotHTML, its body unread.
+	HTMLOnly bool
+	// Deny lists URL words that are never fetched (H7: carts, checkouts,
+	// accounts). A pattern is one or more words ("cart", "add-to-cart");
+	// it matches a URL whose path or query, split into words at every
+	// character that is not a letter or digit, contains the pattern's words
+	// in a row, case-insensitively. Nil means [DefaultDeny]; an empty
+	// non-nil slice denies nothing.
+	Deny []string
+	// Login lists the words of login pages (same matching as Deny): a URL
+	// matching one, asked for directly or reached by a redirect, is never
+	// fetched and ends as AuthRequired (S9). Nil means [DefaultLogin].
+	Login []string
+	// BlockedDomains are never fetched, nor their subdomains (D14):
+	// "example.com" blocks example.com and www.example.com.
+	BlockedDomains []string
+
+	// LocalAddr, if valid, is the source address of every outgoing
+	// connection (S2). It applies to the base transport New builds, and to a
+	// wrapped *http.Transport (cloned).
+	LocalAddr netip.Addr
+	// Transport is the base transport under the chain. Nil means a new
+	// *http.Transport with at most one connection per host (D10) and
+	// LocalAddr.
+	Transport http.RoundTripper
+	// Jar stores and sends cookies. Nil (the default) means none are sent
+	// or stored (C5, D5).
+	Jar http.CookieJar
+
+	// Challenge detects challenge pages; nil means the default rules.
+	Challenge *challenge.Detector
+
+	// Validators keeps ETag / Last-Modified per URL for conditional
+	// refetches by [Fetcher.Get] (B8). Nil means in memory.
+	Validators ValidatorStore
+	// Once makes [Fetcher.Get] fetch each normalised URL at most once (S8);
+	// later calls end as Duplicate.
+	Once bool
+	// Fetched is the set of URLs fetched, used when Once is set. Nil means
+	// in memory.
+	Fetched FetchedSet
+
+	// Logger receives debug records of refusals; nil means silent.
+	Logger *slog.Logger
+}
+
+// Limits bound one fetch.
+type Limits struct {
+	// Timeout is the longest a fetch may take, redirects included, counted
+	// from the moment its first request is sent (a politeness wait before
+	// that does not count; one between redirect hops does). It also bounds
+	// reading the body. Zero means 30 seconds; negative means no limit.
+	Timeout time.Duration
+	// MaxRedirects is the most redirects followed. Zero means 5; negative
+	// means none are followed.
+	MaxRedirects int
+	// MaxBodyBytes is the most body bytes read; at that point reading stops
+	// with ErrTooLarge and the connection is closed (D11). Zero means 10 MiB;
+	// negative means no limit.
+	MaxBodyBytes int64
+}
+
+func (l Limits) timeout() time.Duration {
+	switch {
+	case l.Timeout == 0:
+		return 30 * time.Second
+	case l.Timeout < 0:
+		return 0
+	}
+	return l.Timeout
+}
+
+func (l Limits) maxRedirects() int {
+	switch {
+	case l.MaxRedirects == 0:
+		return 5
+	case l.MaxRedirects < 0:
+		return 0
+	}
+	return l.MaxRedirects
+}
+
+func (l Limits) maxBody() int64 {
+	switch {
+	case l.MaxBodyBytes == 0:
+		return 10 << 20
+	case l.MaxBodyBytes < 0:
+		return -1
+	}
+	return l.MaxBodyBytes
+}
+
+// DefaultDeny are the URL words a bot never fetches unless its profile says
+// otherwise: shopping carts, checkouts, accounts, sign-ups and sign-outs,
+// which change state or hold nothing public.
+var DefaultDeny = []string{
+	"cart", "basket", "checkout", "account", "myaccount", "wishlist",
+	"logout", "log-out", "signout", "sign-out", "register", "signup", "sign-up",
+	"unsubscribe", "wp-admin",
+}
+
+// DefaultLogin are the words of login pages.
+var DefaultLogin = []string{"login", "log-in", "signin", "sign-in", "logon", "wp-login", "sso"}
+
+// agent returns the robots.txt agent of the profile.
+func (b *Bot) agent() (robots.Agent, error) {
+	tok := b.Token
+	if tok == "" {
+		tok, _, _ = strings.Cut(b.UserAgent, "/")
+		tok = strings.TrimSpace(tok)
+		if tok == "" || strings.EqualFold(tok, "Mozilla") || strings.ContainsAny(tok, " {") {
+			return robots.Agent{}, fmt.Errorf("%w: set Bot.Token (cannot derive it from %q)", ErrUserAgent, b.UserAgent)
+		}
+	}
+	return robots.Agent{Token: tok, Former: append([]string(nil), b.FormerTokens...)}, nil
+}
+
+// A uaTemplate is a User-Agent split at its "{name}" placeholders.
+type uaTemplate struct {
+	fixed string   // the whole value when there are no placeholders
+	parts []string // literal, name, literal, name, ..., literal
+}
+
+func parseUA(s string) (uaTemplate, error) {
+	if s == "" {
+		return uaTemplate{}, fmt.Errorf("%w: Bot.UserAgent is empty", ErrUserAgent)
+	}
+	if err := checkHeaderText(s); err != nil {
+		return uaTemplate{}, fmt.Errorf("%w: %v", ErrUserAgent, err)
+	}
+	if !strings.Contains(s, "{") {
+		return uaTemplate{fixed: s}, nil
+	}
+	var t uaTemplate
+	rest := s
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			t.parts = append(t.parts, rest)
+			return t, nil
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return uaTemplate{}, fmt.Errorf("%w: unclosed placeholder in %q", ErrUserAgent, s)
+		}
+		name := rest[i+1 : i+j]
+		if name == "" {
+			return uaTemplate{}, fmt.Errorf("%w: empty placeholder in %q", ErrUserAgent, s)
+		}
+		t.parts = append(t.parts, rest[:i], name)
+		rest = rest[i+j+1:]
+	}
+}
+
+// expand returns the User-Agent for a request with ctx.
+func (t *uaTemplate) expand(ctx context.Context) (string, error) {
+	if t.parts == nil {
+		return t.fixed, nil
+	}
+	vars, _ := ctx.Value(uaVarsKey{}).(map[string]string)
+	var b strings.Builder
+	for i, p := range t.parts {
+		if i%2 == 0 {
+			b.WriteString(p)
+			continue
+		}
+		v, ok := vars[p]
+		if !ok {
+			return "", fmt.Errorf("%w: no value for {%s} (use fetch.WithUserAgentVar)", ErrUserAgent, p)
+		}
+		b.WriteString(v)
+	}
+	return b.String(), nil
+}
+
+// checkHeaderText rejects control characters and non-ASCII bytes.
+func checkHeaderText(s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return fmt.Errorf("control or non-ASCII byte %#x at %d", c, i)
+		}
+	}
+	return nil
+}
+
+type uaVarsKey struct{}
+
+// WithUserAgentVar returns a context whose requests fill the User-Agent
+// placeholder "{name}" with value (D1: the directory whose listing is
+// checked). The value must be printable ASCII without the characters that
+// would let it break out of its field: ( ) ; , " \ { } and control
+// characters (CR, LF...) are refused with ErrUserAgent, here and when the
+// request is sent.
+func WithUserAgentVar(ctx context.Context, name, value string) (context.Context, error) {
+	if err := checkHeaderText(value); err != nil {
+		return ctx, fmt.Errorf("%w: value of {%s}: %v", ErrUserAgent, name, err)
+	}
+	if i := strings.IndexAny(value, `();,"\{}`); i >= 0 {
+		return ctx, fmt.Errorf("%w: value of {%s} contains %q", ErrUserAgent, name, value[i])
+	}
+	old, _ := ctx.Value(uaVarsKey{}).(map[string]string)
+	vars := make(map[string]string, len(old)+1)
+	for k, v := range old {
+		vars[k] = v
+	}
+	vars[name] = value
+	return context.WithValue(ctx, uaVarsKey{}, vars), nil
+}
+
+type freshKey struct{}
+
+// WithFresh returns a context whose requests carry Cache-Control: no-cache,
+// asking caches on the way for the page as it is now (B9: freshness
+// refetches).
+func WithFresh(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshKey{}, true)
+}
+
+func isFresh(ctx context.Context) bool {
+	v, _ := ctx.Value(freshKey{}).(bool)
+	return v
+}

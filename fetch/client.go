@@ -1,0 +1,536 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goodbot-go/goodbot/challenge"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
+	"github.com/goodbot-go/goodbot/signing"
+)
+
+// New returns an *http.Client that sends requests as bot: each request, and
+// each redirect hop, passes the URL checks (method, block list, deny and
+// login patterns), the robots.txt gate, politeness, signing and the limits,
+// in that order (see the package documentation). The client has no cookie
+// jar unless bot.Jar is set.
+//
+// Each call builds its own robots cache and (unless bot.Gate is set) its own
+// pacing state: make one client per bot and share it.
+func New(bot Bot) (*http.Client, error) {
+	c, err := newChain(bot)
+	if err != nil {
+		return nil, err
+	}
+	return c.client(nil), nil
+}
+
+// Wrap is [New] over an existing client: the new client sends through
+// existing's Transport (nil: http.DefaultTransport) unless bot.Transport is
+// set, calls existing's CheckRedirect after its own hop limit, and takes
+// existing's Timeout when bot.Limits.Timeout is zero. existing is not
+// modified. Its Jar is not carried over: cookies come only from bot.Jar
+// (C5).
+func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
+	if existing == nil {
+		existing = &http.Client{}
+	}
+	if bot.Transport == nil {
+		bot.Transport = existing.Transport
+		if bot.Transport == nil {
+			bot.Transport = http.DefaultTransport
+		}
+		if t, ok := bot.Transport.(*http.Transport); ok && bot.LocalAddr.IsValid() {
+			t = t.Clone()
+			t.DialContext = dialer(bot.LocalAddr).DialContext
+			bot.Transport = t
+		}
+	}
+	if bot.Limits.Timeout == 0 && existing.Timeout > 0 {
+		bot.Limits.Timeout = existing.Timeout
+	}
+	c, err := newChain(bot)
+	if err != nil {
+		return nil, err
+	}
+	return c.client(existing.CheckRedirect), nil
+}
+
+// chain is the composed client state of one bot.
+type chain struct {
+	ua       uaTemplate
+	agent    robots.Agent
+	from     string
+	accept   string
+	htmlOnly bool
+	jar      bool
+	deny     [][]string
+	login    [][]string
+	blocked  []string
+	limits   Limits
+	detector *challenge.Detector
+	robots   *robots.Cache
+	log      *slog.Logger
+
+	base  http.RoundTripper // the bot's base transport
+	inner http.RoundTripper // politeness -> signing -> limits -> base
+	outer http.RoundTripper // checks -> robots -> headers -> inner
+	jarV  http.CookieJar
+}
+
+func newChain(bot Bot) (*chain, error) {
+	ua, err := parseUA(bot.UserAgent)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := bot.agent()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHeaderText(bot.From); err != nil {
+		return nil, fmt.Errorf("fetch: invalid From: %v", err)
+	}
+	c := &chain{
+		ua:       ua,
+		agent:    agent,
+		from:     bot.From,
+		accept:   bot.Accept,
+		htmlOnly: bot.HTMLOnly,
+		jar:      bot.Jar != nil,
+		jarV:     bot.Jar,
+		limits:   bot.Limits,
+		detector: bot.Challenge,
+		log:      bot.Logger,
+	}
+	if c.accept == "" {
+		if bot.HTMLOnly {
+			c.accept = "text/html,application/xhtml+xml;q=0.9"
+		} else {
+			c.accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+		}
+	}
+	if err := checkHeaderText(c.accept); err != nil {
+		return nil, fmt.Errorf("fetch: invalid Accept: %v", err)
+	}
+	deny := bot.Deny
+	if deny == nil {
+		deny = DefaultDeny
+	}
+	login := bot.Login
+	if login == nil {
+		login = DefaultLogin
+	}
+	c.deny = compileWords(deny)
+	c.login = compileWords(login)
+	for _, d := range bot.BlockedDomains {
+		d = strings.Trim(strings.ToLower(strings.TrimSpace(d)), ".")
+		if d != "" {
+			c.blocked = append(c.blocked, d)
+		}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.detector == nil {
+		c.detector = &challenge.Detector{}
+	}
+
+	c.base = bot.Transport
+	if c.base == nil {
+		c.base = newBaseTransport(bot.LocalAddr)
+	}
+	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody()}
+	if bot.Signer != nil {
+		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
+	}
+	c.robots = bot.Robots
+	if c.robots == nil {
+		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Store: bot.RobotsStore, Logger: bot.Logger}
+	}
+	pol := &politeness.Transport{
+		Base:   rt,
+		Policy: bot.Politeness,
+		Gate:   bot.Gate,
+		Logger: bot.Logger,
+		CrawlDelay: func(u *url.URL) (time.Duration, bool) {
+			r, ok := c.robots.Cached(u)
+			if !ok {
+				return 0, false
+			}
+			return r.CrawlDelay(agent)
+		},
+		Observe: bot.Observe,
+	}
+	c.inner = pol
+	if bot.Robots == nil {
+		c.robots.Transport = &robotsTransport{c: c}
+	}
+	c.outer = &botTransport{c: c}
+	return c, nil
+}
+
+// client returns an *http.Client over the chain.
+func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Client {
+	max := c.limits.maxRedirects()
+	return &http.Client{
+		Transport: c.outer,
+		Jar:       c.jarV,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > max {
+				return &Error{Outcome: TooManyRedirects, URL: req.URL.String(),
+					Err: fmt.Errorf("fetch: stopped after %d redirects", max)}
+			}
+			if next != nil {
+				return next(req, via)
+			}
+			return nil
+		},
+	}
+}
+
+func dialer(local netip.Addr) *net.Dialer {
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	if local.IsValid() {
+		d.LocalAddr = &net.TCPAddr{IP: local.AsSlice(), Zone: local.Zone()}
+	}
+	return d
+}
+
+// newBaseTransport is the default base: net/http with one connection per
+// host (D10) and an optional source address (S2).
+func newBaseTransport(local netip.Addr) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxConnsPerHost = 1
+	t.MaxIdleConnsPerHost = 1
+	t.ForceAttemptHTTP2 = true
+	if local.IsValid() {
+		t.DialContext = dialer(local).DialContext
+	}
+	return t
+}
+
+// botTransport is the outermost layer, run once per hop.
+type botTransport struct{ c *chain }
+
+func (t *botTransport) CloseIdleConnections() { closeIdle(t.c.base) }
+
+func closeIdle(rt http.RoundTripper) {
+	if ci, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := t.c
+	closeBody := func() {
+		if req.Body != nil && req.Body != http.NoBody {
+			req.Body.Close()
+		}
+	}
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "" {
+		closeBody()
+		return nil, fmt.Errorf("%w (got %s)", ErrMethod, req.Method)
+	}
+	if err := c.checkURL(req.URL); err != nil {
+		closeBody()
+		c.log.Debug("fetch: refused", "url", req.URL.String(), "err", err)
+		return nil, err
+	}
+
+	// The fetch's time budget: made on the first hop, found again on later
+	// hops through the previous hop's response.
+	ctx := req.Context()
+	var b *budget
+	if req.Response != nil && req.Response.Request != nil {
+		b, _ = req.Response.Request.Context().Value(budgetKey{}).(*budget)
+	}
+	if b == nil {
+		b = &budget{timeout: c.limits.timeout()}
+	}
+	var cancel context.CancelFunc = func() {}
+	if d, ok := b.deadline(); ok {
+		if !time.Now().Before(d) {
+			closeBody()
+			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: context.DeadlineExceeded}
+		}
+		ctx, cancel = context.WithDeadline(ctx, d)
+	}
+
+	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
+		cancel()
+		closeBody()
+		c.log.Debug("fetch: robots.txt refused", "url", req.URL.String(), "err", err)
+		return nil, wrap(err, req.URL.String())
+	}
+
+	out := req.Clone(context.WithValue(ctx, budgetKey{}, b))
+	if err := c.setHeaders(out, req.Response != nil); err != nil {
+		cancel()
+		closeBody()
+		return nil, err
+	}
+	resp, err := c.inner.RoundTrip(out)
+	if err != nil {
+		cancel()
+		return nil, wrap(err, req.URL.String())
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	resp.Request = out
+	if err := c.inspect(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// checkURL applies the URL rules: absolute http(s) without credentials, not
+// on the block list, no login or deny words.
+func (c *chain) checkURL(u *url.URL) error {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return fmt.Errorf("%w: %v", ErrBadURL, u)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for _, d := range c.blocked {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
+		}
+	}
+	words := urlWords(u)
+	if p := matchWords(words, c.login); p != "" {
+		return &Error{Outcome: AuthRequired, URL: u.String(), Err: fmt.Errorf("fetch: login page (%q)", p)}
+	}
+	if p := matchWords(words, c.deny); p != "" {
+		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
+	}
+	return nil
+}
+
+// setHeaders sets the bot's headers on out (a clone).
+func (c *chain) setHeaders(out *http.Request, redirected bool) error {
+	ua, err := c.ua.expand(out.Context())
+	if err != nil {
+		return err
+	}
+	h := out.Header
+	h.Set("User-Agent", ua)
+	if c.from != "" {
+		h.Set("From", c.from)
+	} else {
+		h.Del("From")
+	}
+	if h.Get("Accept") == "" {
+		h.Set("Accept", c.accept)
+	}
+	if !c.jar {
+		h.Del("Cookie")
+	}
+	h.Del("Authorization")
+	h.Del("Proxy-Authorization")
+	if redirected {
+		// Validators belong to the URL first asked for, not to this one.
+		h.Del("If-None-Match")
+		h.Del("If-Modified-Since")
+	}
+	if v, ok := out.Context().Value(validatorsKey{}).(*conditional); ok {
+		v.apply(out)
+	}
+	if isFresh(out.Context()) {
+		h.Set("Cache-Control", "no-cache")
+	}
+	return nil
+}
+
+// inspect turns challenge pages and, for HTML-only bots, other content
+// types into errors. It runs above politeness, so that the pacing sees the
+// answer as it came.
+func (c *chain) inspect(resp *http.Response) error {
+	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusNotModified ||
+		(resp.StatusCode >= 300 && resp.StatusCode < 400) {
+		return nil
+	}
+	v, err := c.detector.Sniff(resp)
+	if v.Blocked {
+		u := resp.Request.URL.String()
+		return &Error{Outcome: Blocked, URL: u, Status: resp.StatusCode,
+			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
+	}
+	_ = err // a read error shows up again when the caller reads the body
+	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
+			return &Error{Outcome: NotHTML, URL: resp.Request.URL.String(), Status: resp.StatusCode,
+				Err: fmt.Errorf("fetch: content type %q", ct)}
+		}
+	}
+	return nil
+}
+
+func isHTML(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// robotsTransport carries the robots cache's requests: the bot's headers,
+// then the inner chain (politeness, signing, limits), so robots.txt fetches
+// are paced and signed like any other (B12), but not under a page's budget.
+type robotsTransport struct{ c *chain }
+
+func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	out := req.Clone(context.WithValue(req.Context(), budgetKey{}, (*budget)(nil)))
+	if err := t.c.setHeaders(out, false); err != nil {
+		return nil, err
+	}
+	out.Header.Set("Accept", "text/plain,*/*;q=0.5")
+	return t.c.inner.RoundTrip(out)
+}
+
+// budget is the time limit of one fetch, redirects included. It starts when
+// the first request is sent.
+type budget struct {
+	timeout time.Duration
+	mu      sync.Mutex // guards end
+	end     time.Time
+}
+
+type budgetKey struct{}
+
+// start fixes the deadline on the first call and returns it.
+func (b *budget) start() (time.Time, bool) {
+	if b == nil || b.timeout <= 0 {
+		return time.Time{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.end.IsZero() {
+		b.end = time.Now().Add(b.timeout)
+	}
+	return b.end, true
+}
+
+// deadline returns the deadline if the budget has started.
+func (b *budget) deadline() (time.Time, bool) {
+	if b == nil {
+		return time.Time{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.end, !b.end.IsZero()
+}
+
+// limitsTransport is the innermost layer: it starts the fetch's time budget
+// when a request leaves, applies it to the request and its body, and caps
+// the body.
+type limitsTransport struct {
+	base    http.RoundTripper
+	maxBody int64
+}
+
+func (t *limitsTransport) CloseIdleConnections() { closeIdle(t.base) }
+
+func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	b, _ := req.Context().Value(budgetKey{}).(*budget)
+	ctx, cancel := req.Context(), context.CancelFunc(func() {})
+	deadline, timed := b.start()
+	if timed {
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		req = req.WithContext(ctx)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		if timedOut {
+			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: err}
+		}
+		return nil, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL.String()}
+	return resp, nil
+}
+
+// limitedBody stops at the byte limit, closing the connection, and reports a
+// budget that ran out while reading as Timeout.
+type limitedBody struct {
+	rc     io.ReadCloser
+	left   int64 // -1: no limit
+	ctx    context.Context
+	timed  bool
+	cancel context.CancelFunc
+	url    string
+	err    error
+	once   sync.Once
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.left == 0 {
+		// At the limit: is there more? Closing unread drops the connection.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n == 0 && err != nil {
+			return 0, b.fail(err)
+		}
+		b.err = &Error{Outcome: TooLarge, URL: b.url, Err: ErrTooLarge}
+		b.Close()
+		return 0, b.err
+	}
+	if b.left > 0 && int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if err != nil {
+		return n, b.fail(err)
+	}
+	return n, nil
+}
+
+func (b *limitedBody) fail(err error) error {
+	if err == io.EOF {
+		return err
+	}
+	if b.timed && errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
+		b.err = &Error{Outcome: Timeout, URL: b.url, Err: err}
+		return b.err
+	}
+	return err
+}
+
+func (b *limitedBody) Close() error {
+	var err error
+	b.once.Do(func() {
+		err = b.rc.Close()
+		b.cancel()
+	})
+	return err
+}
+
+// cancelBody releases a context when the body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}

@@ -1,0 +1,66 @@
+// Package fetch composes the goodbot packages into a bot's HTTP client: one
+// [Bot] profile in, an *http.Client (or a [Fetcher]) out, keeping every
+// common promise (robots.txt first and obeyed, one request at a time per
+// host, rate limits honoured, signatures, no cookies, GET and HEAD only,
+// challenges never taken for content, typed errors).
+//
+//	bot := fetch.Bot{
+//		UserAgent: "BothyBot/1.0 (+https://bothy.tools/bot)",
+//		FormerTokens: []string{"CleatBot"},
+//		Signer:    &signing.Signer{Key: key, Agent: "https://bothy.tools"},
+//	}
+//	f, err := fetch.NewFetcher(bot)
+//	page, err := f.Get(ctx, "https://example.org/")
+//	switch page.Outcome { case fetch.OK: ...; case fetch.Blocked: ... }
+//
+// # How a request travels
+//
+// Every request, and every redirect hop again, passes these layers, outermost
+// first:
+//
+//  1. URL checks: GET or HEAD only; an absolute http(s) URL without
+//     credentials; not on the domain block list (D14); no login words (a
+//     login page, even as a redirect target, ends as AuthRequired: S9) and
+//     no deny words (carts, checkouts, accounts: H7).
+//  2. The robots.txt gate ([robots.Cache]): robots.txt is fetched before the
+//     first request to an origin and the URL is refused if it is disallowed
+//     or if robots.txt is unreachable (5xx, timeout: H5, D8). robots.txt
+//     requests themselves go through layers 3 to 6, with the bot's headers,
+//     so they are paced and signed too (B12).
+//  3. Headers: User-Agent (fixed, or filled per request from
+//     [WithUserAgentVar]), From, Accept; Cookie and Authorization removed
+//     unless the bot has a Jar; validators for conditional refetches;
+//     Cache-Control: no-cache for [WithFresh].
+//  4. Politeness ([politeness.Transport]): waits for the host's turn, learns
+//     from 429/503 and Crawl-delay.
+//  5. Signing ([signing.Transport]): signs at send time, after the wait, so a
+//     request that waited 60 s still carries a fresh signature.
+//  6. Limits: the fetch's time budget starts when its first request leaves
+//     and bounds every later hop and the body; the body is cut at the byte
+//     limit and its connection closed (D11).
+//  7. The base transport (by default net/http with one connection per host
+//     and an optional source address: D10, S2).
+//
+// On the way back, above politeness (so that pacing sees the answer as it
+// came), a challenge page ([challenge.Detector]) becomes a Blocked error and,
+// for HTML-only bots, another content type a NotHTML error; their bodies are
+// never returned. The client's CheckRedirect enforces the redirect limit.
+//
+// # Errors
+//
+// Every refusal or failure from the chain is an [*Error] (inside the
+// *url.Error of http.Client) whose Outcome says what happened;
+// errors.Is(err, ErrDisallowed) and the like match it, and Unwrap reaches the
+// cause from the packages below (robots.ErrDisallowed,
+// challenge.ErrChallenged, politeness.ErrGaveUp...). Requests a polite bot
+// never sends (POST, a URL with credentials, a User-Agent placeholder without
+// a value) fail with ErrMethod, ErrBadURL or ErrUserAgent.
+//
+// # State
+//
+// robots.txt copies, validators and the fetched set sit behind the
+// interfaces [robots.Store], [ValidatorStore] and [FetchedSet]: in memory by
+// default, or all in one bbolt file with fetch/boltstate, so a bot restarted
+// tomorrow still makes a one-request freshness check. Pacing state sits in a
+// [politeness.Gate] (in memory, or Redis for a fleet).
+package fetch

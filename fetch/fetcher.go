@@ -1,0 +1,195 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/goodbot-go/goodbot/challenge"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+// Page is the result of [Fetcher.Get].
+type Page struct {
+	URL         string            // the URL asked for
+	FinalURL    string            // the URL of the last hop (after redirects)
+	Status      int               // HTTP status of the last answer; 0 if none
+	Header      http.Header       // header of the last answer; nil if none
+	Body        []byte            // the body read (up to the limit); nil for a challenge page
+	Truncated   bool              // the body passed the byte limit and was cut (Outcome TooLarge)
+	NotModified bool              // 304 to a conditional request (Outcome NotModified)
+	Outcome     Outcome           // how the fetch ended
+	Verdict     challenge.Verdict // the challenge verdict when Outcome is Blocked
+}
+
+// Fetcher fetches pages as a bot and says how each fetch ended. Make one with
+// [NewFetcher]; it is safe for concurrent use.
+type Fetcher struct {
+	client     *http.Client
+	chain      *chain
+	validators ValidatorStore
+	fetched    FetchedSet
+	once       bool
+	rateLimit  []int
+	log        *slog.Logger
+}
+
+// NewFetcher returns a Fetcher for bot (see [New] for the client under it).
+func NewFetcher(bot Bot) (*Fetcher, error) {
+	c, err := newChain(bot)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fetcher{
+		client:     c.client(nil),
+		chain:      c,
+		validators: bot.Validators,
+		fetched:    bot.Fetched,
+		once:       bot.Once,
+		rateLimit:  bot.Politeness.RateLimitStatuses,
+		log:        c.log,
+	}
+	if f.validators == nil {
+		f.validators = &MemoryValidators{}
+	}
+	if f.fetched == nil {
+		f.fetched = &MemorySet{}
+	}
+	if f.rateLimit == nil {
+		f.rateLimit = politeness.DefaultRateLimitStatuses
+	}
+	return f, nil
+}
+
+// Client returns the Fetcher's *http.Client: the same chain and state
+// (robots cache, pacing), for requests Get does not cover.
+func (f *Fetcher) Client() *http.Client { return f.client }
+
+// CloseIdleConnections closes the idle connections of the base transport.
+func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }
+
+// Get fetches rawURL with GET and returns the page and how the fetch ended.
+//
+// The page is non-nil except when the request cannot be made at all (a URL
+// that is not absolute http(s), a User-Agent placeholder without a value:
+// ErrBadURL, ErrUserAgent), and its Outcome is set. The error is nil for OK
+// and NotModified and an [*Error] for every other outcome. A refetch carries
+// the validators saved from the last 2xx answer for the URL (B8), and answers
+// 304 with NotModified; use [WithFresh] for Cache-Control: no-cache (B9) and
+// [WithUserAgentVar] for User-Agent placeholders (D1).
+//
+// Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; the
+// politeness rate-limit statuses (default 429 and 503) RateLimited; any other
+// 5xx Unreachable; every other status OK (check Page.Status).
+func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, &url.Error{Op: "Get", URL: rawURL, Err: errors.Join(ErrBadURL, err)}
+	}
+	key, err := normalizeURL(u)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.chain.ua.expand(ctx); err != nil {
+		return nil, err
+	}
+	page := &Page{URL: rawURL, FinalURL: rawURL}
+	if f.once {
+		added, err := f.fetched.Add(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if !added {
+			return page.fail(&Error{Outcome: Duplicate, URL: rawURL, Err: ErrDuplicate})
+		}
+	}
+	v, _, err := f.validators.Load(ctx, key)
+	if err != nil {
+		f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
+	}
+	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if resp != nil {
+			page.setResponse(resp)
+		}
+		return page.fail(asError(err, rawURL))
+	}
+	defer resp.Body.Close()
+	page.setResponse(resp)
+	body, err := io.ReadAll(resp.Body)
+	page.Body = body
+	if err != nil {
+		fe := asError(err, page.FinalURL)
+		page.Truncated = fe.Outcome == TooLarge
+		return page.fail(fe)
+	}
+	finalKey, _ := normalizeURL(resp.Request.URL)
+	if f.once && finalKey != "" && finalKey != key {
+		if _, err := f.fetched.Add(ctx, finalKey); err != nil {
+			f.log.Warn("fetch: fetched set add failed", "url", finalKey, "err", err)
+		}
+	}
+	switch s := resp.StatusCode; {
+	case s == http.StatusNotModified:
+		page.NotModified = true
+		page.Outcome = NotModified
+		return page, nil
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		return page.fail(&Error{Outcome: AuthRequired, URL: page.FinalURL, Status: s, Err: ErrAuthRequired})
+	case slices.Contains(f.rateLimit, s):
+		return page.fail(&Error{Outcome: RateLimited, URL: page.FinalURL, Status: s, Err: ErrRateLimited})
+	case s >= 500:
+		return page.fail(&Error{Outcome: Unreachable, URL: page.FinalURL, Status: s, Err: ErrUnreachable})
+	case s >= 200 && s < 300 && finalKey != "":
+		nv := Validator{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+		if !nv.IsZero() {
+			if err := f.validators.Save(ctx, finalKey, nv); err != nil {
+				f.log.Warn("fetch: validator store save failed", "url", finalKey, "err", err)
+			}
+		}
+	}
+	page.Outcome = OK
+	return page, nil
+}
+
+func (p *Page) setResponse(resp *http.Response) {
+	p.Status = resp.StatusCode
+	p.Header = resp.Header
+	if resp.Request != nil && resp.Request.URL != nil {
+		p.FinalURL = resp.Request.URL.String()
+	}
+}
+
+// fail sets the page's outcome (and verdict, status, URL) from e.
+func (p *Page) fail(e *Error) (*Page, error) {
+	p.Outcome = e.Outcome
+	p.Verdict = e.Verdict()
+	if e.Status != 0 {
+		p.Status = e.Status
+	}
+	if e.URL != "" && p.Status == 0 {
+		p.FinalURL = e.URL
+	}
+	if e.Outcome == Blocked {
+		p.Body = nil
+	}
+	return p, e
+}
+
+// asError returns the *Error in err's chain, or a new one classifying err.
+func asError(err error, url string) *Error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &Error{Outcome: classify(err), URL: url, Err: err}
+}

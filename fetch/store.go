@@ -1,0 +1,244 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// Validator is what a server said about a page version, sent back on a
+// refetch (B8): ETag as If-None-Match, Last-Modified as If-Modified-Since,
+// both verbatim as received.
+type Validator struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// IsZero reports whether v holds nothing to send.
+func (v Validator) IsZero() bool { return v.ETag == "" && v.LastModified == "" }
+
+// ValidatorStore keeps a [Validator] per normalised URL (see [Normalize]).
+// Implementations must be safe for concurrent use; fetch/boltstate keeps
+// them in the bot's state file.
+type ValidatorStore interface {
+	Load(ctx context.Context, url string) (v Validator, ok bool, err error)
+	Save(ctx context.Context, url string, v Validator) error
+}
+
+// FetchedSet is the set of normalised URLs a bot has fetched (S8).
+// Implementations must be safe for concurrent use.
+type FetchedSet interface {
+	// Add puts url in the set and reports whether it was new. Concurrent
+	// Adds of one url report true to exactly one caller.
+	Add(ctx context.Context, url string) (added bool, err error)
+	// Has reports whether url is in the set.
+	Has(ctx context.Context, url string) (bool, error)
+}
+
+// MemoryValidators is a [ValidatorStore] in memory. The zero value is ready
+// to use; it is safe for concurrent use.
+type MemoryValidators struct {
+	mu sync.Mutex // guards m
+	m  map[string]Validator
+}
+
+// Load implements [ValidatorStore].
+func (s *MemoryValidators) Load(_ context.Context, url string) (Validator, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[url]
+	return v, ok, nil
+}
+
+// Save implements [ValidatorStore].
+func (s *MemoryValidators) Save(_ context.Context, url string, v Validator) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]Validator{}
+	}
+	s.m[url] = v
+	return nil
+}
+
+// MemorySet is a [FetchedSet] in memory. The zero value is ready to use; it
+// is safe for concurrent use.
+type MemorySet struct {
+	mu sync.Mutex // guards m
+	m  map[string]struct{}
+}
+
+// Add implements [FetchedSet].
+func (s *MemorySet) Add(_ context.Context, url string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[url]; ok {
+		return false, nil
+	}
+	if s.m == nil {
+		s.m = map[string]struct{}{}
+	}
+	s.m[url] = struct{}{}
+	return true, nil
+}
+
+// Has implements [FetchedSet].
+func (s *MemorySet) Has(_ context.Context, url string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[url]
+	return ok, nil
+}
+
+// Normalize returns the form of rawURL under which fetch keeps validators
+// and the fetched set (S8): scheme and host lowercased, a trailing dot and
+// the default port dropped, the fragment and an empty query dropped, an
+// empty path made "/", dot segments resolved, percent-escapes of unreserved
+// characters decoded and all other escapes upper-cased. The query keeps its
+// order. Only absolute http and https URLs are accepted.
+func Normalize(rawURL string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	return normalizeURL(u)
+}
+
+func normalizeURL(u *url.URL) (string, error) {
+	scheme := strings.ToLower(u.Scheme)
+	if (scheme != "http" && scheme != "https") || u.Host == "" || u.User != nil {
+		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
+		host += ":" + p
+	}
+	path := removeDotSegments(normEscapes(u.EscapedPath()))
+	if path == "" {
+		path = "/"
+	}
+	var b strings.Builder
+	b.WriteString(scheme)
+	b.WriteString("://")
+	b.WriteString(host)
+	b.WriteString(path)
+	if u.RawQuery != "" {
+		b.WriteByte('?')
+		b.WriteString(normEscapes(u.RawQuery))
+	}
+	return b.String(), nil
+}
+
+// normEscapes decodes escapes of unreserved characters and upper-cases the
+// hex digits of the others.
+func normEscapes(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if isUnreserved(v) {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(upper(s[i+1]))
+				b.WriteByte(upper(s[i+2]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// removeDotSegments is RFC 3986 §5.2.4 on an absolute path.
+func removeDotSegments(p string) string {
+	if !strings.Contains(p, ".") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	r := strings.Join(out, "/")
+	if !strings.HasPrefix(r, "/") {
+		r = "/" + r
+	}
+	return r
+}
+
+// conditional carries the validators of one fetch to the hop that asks for
+// the URL they belong to.
+type conditional struct {
+	url string // normalised
+	v   Validator
+}
+
+type validatorsKey struct{}
+
+func (c *conditional) apply(req *http.Request) {
+	if c.v.IsZero() {
+		return
+	}
+	if k, err := normalizeURL(req.URL); err != nil || k != c.url {
+		return
+	}
+	if c.v.ETag != "" {
+		req.Header.Set("If-None-Match", c.v.ETag)
+	}
+	if c.v.LastModified != "" {
+		req.Header.Set("If-Modified-Since", c.v.LastModified)
+	}
+}
