@@ -10,11 +10,16 @@ package challenge
 // matches decides, so kind-specific rules come before generic ones.
 func DefaultRules() []Rule { return defaultRules() }
 
+// smallPage bounds rules whose evidence is the wording of a short block
+// page, so that an article or forum thread quoting it is not flagged.
+const smallPage = 8192
+
 // Status sets.
 var (
 	st403      = []int{403}
 	st429      = []int{429}
 	stBlocking = []int{403, 429, 503}
+	stWAF      = []int{403, 405, 406, 429, 503}
 )
 
 // Shared marker groups.
@@ -67,9 +72,14 @@ var (
 		"sicherheitsprüfung", "no eres un robot", "no soy un robot", "verificación de seguridad", "não sou um robô",
 		"verificação de segurança", "non sei un robot", "verifica di sicurezza", "не робот", "проверка безопасности",
 	}
+	googleUnusual = []string{
+		"our systems have detected unusual traffic from your computer network",
+		"unsere systeme haben ungewöhnlichen datenverkehr", "nuestros sistemas han detectado tráfico inusual",
+		"nos systèmes ont détecté un trafic exceptionnel", "i nostri sistemi hanno rilevato traffico insolito",
+	}
 	formPage = []string{
 		"type=\"password\"", "type='password'", "type=password", "id=\"comment-form\"", "class=\"comment-form",
-		"name=\"comment\"", "<article",
+		"name=\"comment\"", "<article", "<textarea", "type=\"email\"",
 	}
 )
 
@@ -125,7 +135,8 @@ func defaultRules() []Rule {
 		{Name: "cloudflare/attention-403", Vendor: "cloudflare", Kind: Block, Status: st403,
 			Body: [][]string{{"<title>attention required! | cloudflare"}}},
 		{Name: "cloudflare/just-a-moment-status", Vendor: "cloudflare", Kind: JSChallenge, Status: stBlocking,
-			Body: [][]string{{"<title>just a moment...</title>", "<title>just a moment...", "checking your browser before accessing", "checking if the site connection is secure"}}},
+			Body: [][]string{{"<title>just a moment...</title>", "<title>just a moment...", "checking your browser before accessing", "checking if the site connection is secure"},
+				{"/cdn-cgi/", "cloudflare", "ray id:"}}},
 		{Name: "cloudflare/bot-fight-mode", Vendor: "cloudflare", Kind: JSChallenge,
 			Body: [][]string{{"/cdn-cgi/bm/cv/"}, {"__cf$cv$params"}}, MaxBody: 2048},
 
@@ -139,7 +150,9 @@ func defaultRules() []Rule {
 
 		// ---- Imperva / Incapsula / Distil.
 		{Name: "imperva/incident", Vendor: "imperva", Kind: Block,
-			Body: [][]string{{"incapsula incident id"}, {"request unsuccessful", "_incapsula_resource?"}}},
+			Body: [][]string{{"incapsula incident id"}, {"_incapsula_resource?"}}},
+		{Name: "imperva/incident-text", Vendor: "imperva", Kind: Block, MaxBody: smallPage,
+			Body: [][]string{{"request unsuccessful. incapsula incident id"}}},
 		{Name: "imperva/iframe", Vendor: "imperva", Kind: Block,
 			Body: [][]string{{"_incapsula_resource?cwudnsai=", "_incapsula_resource?swudnsai="}, {"incident_id=", "content=\"noindex"}}},
 		{Name: "imperva/js-stub", Vendor: "imperva", Kind: JSChallenge, MaxBody: 2048,
@@ -216,7 +229,7 @@ func defaultRules() []Rule {
 			Header: []HeaderMatch{{"X-Kpsdk-Ct", ""}}},
 
 		// ---- F5 BIG-IP ASM / Shape.
-		{Name: "f5/asm-rejected", Vendor: "f5", Kind: Block,
+		{Name: "f5/asm-rejected", Vendor: "f5", Kind: Block, MaxBody: smallPage,
 			Body: [][]string{{"the requested url was rejected"}, {"your support id is", "support id:"}}},
 		{Name: "f5/client-challenge", Vendor: "f5", Kind: JSChallenge, MaxBody: 32768,
 			Body: [][]string{{"window[\"bobcmn\"]"}, {"/tspd/?type="}}},
@@ -252,7 +265,9 @@ func defaultRules() []Rule {
 
 		// ---- Google "sorry" and Amazon robot check.
 		{Name: "google/unusual-traffic", Vendor: "google", Kind: Captcha,
-			Body: [][]string{{"our systems have detected unusual traffic from your computer network", "unsere systeme haben ungewöhnlichen datenverkehr", "nuestros sistemas han detectado tráfico inusual", "nos systèmes ont détecté un trafic exceptionnel"}}},
+			Body: [][]string{googleUnusual, {"<form id=\"captcha-form\"", "id=\"infodiv0\"", "class=\"g-recaptcha", "solvesimplechallenge"}}},
+		{Name: "google/unusual-traffic-status", Vendor: "google", Kind: Captcha, Status: []int{429, 503},
+			Body: [][]string{googleUnusual}},
 		{Name: "google/sorry", Vendor: "google", Kind: Captcha,
 			Body: [][]string{{"<form id=\"captcha-form\" action=\"index\"", "/sorry/index?continue="}, {"recaptcha", "solvesimplechallenge"}}},
 		{Name: "amazon/robot-check", Vendor: "amazon", Kind: Captcha,
@@ -266,19 +281,19 @@ func defaultRules() []Rule {
 			Body: [][]string{{"unauthorized request blocked"}, {"detected unauthorized activity", "cloudwebsec.radware.com"}}},
 
 		// ---- Other WAFs and platform walls (named when the page names them).
-		{Name: "csf/blocked", Vendor: "csf", Kind: Block,
+		{Name: "csf/blocked", Vendor: "csf", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"your connection to this server has been blocked in this server's firewall"}}},
-		{Name: "indusface/blocked", Vendor: "indusface", Kind: Block,
+		{Name: "indusface/blocked", Vendor: "indusface", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"this website is secured against online attacks. your request was blocked"}}},
-		{Name: "reblaze/terminated", Vendor: "reblaze", Kind: Block,
+		{Name: "reblaze/terminated", Vendor: "reblaze", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"current session has been terminated"}, {"access denied"}}},
-		{Name: "siteground/robot", Vendor: "siteground", Kind: Captcha,
+		{Name: "siteground/robot", Vendor: "siteground", Kind: Captcha, MaxBody: smallPage,
 			Body: [][]string{{"our system thinks you might be a robot"}}},
-		{Name: "shield/blocked", Vendor: "shield", Kind: Block,
+		{Name: "shield/blocked", Vendor: "shield", Kind: Block, MaxBody: smallPage,
 			Body: [][]string{{"you were blocked by the shield"}}},
 		{Name: "modsecurity/blocked", Vendor: "modsecurity", Kind: Block, Status: []int{403, 406, 501},
 			Body: [][]string{{"this error was generated by mod_security"}}},
-		{Name: "aliyun/blocked", Vendor: "aliyun", Kind: Block,
+		{Name: "aliyun/blocked", Vendor: "aliyun", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"sorry, your request has been blocked as it may cause potential threats to the server's security"}}},
 		{Name: "alibaba/punish", Vendor: "alibaba", Kind: Captcha,
 			Body: [][]string{{"punish?x5secdata", "/_____tmd_____/punish"}}},
@@ -288,7 +303,7 @@ func defaultRules() []Rule {
 			Body: [][]string{{"blocked by network security"}}},
 		{Name: "weibo/visitor-system", Vendor: "weibo", Kind: JSChallenge,
 			Body: [][]string{{"<title>sina visitor system</title>"}}},
-		{Name: "quora/scraper", Vendor: "", Kind: Block,
+		{Name: "quora/scraper", Vendor: "", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"our automated scripts have detected a possible scraper"}}},
 		{Name: "generic/block-automation", Vendor: "", Kind: Block, Status: []int{403, 429}, MaxBody: 256,
 			Body: [][]string{{"block automation", "automated access is blocked", "automated requests are not allowed"}}},
