@@ -80,6 +80,10 @@ const (
 var (
 	// ErrTooManyURLs: the document holds more entries than Options.MaxURLs.
 	ErrTooManyURLs = errors.New("sitemap: too many URLs")
+	// ErrTooManySitemaps: a walk reached Walker.MaxSitemaps files.
+	ErrTooManySitemaps = errors.New("sitemap: too many sitemaps")
+	// ErrTooDeep: a walk met indexes nested deeper than Walker.MaxDepth.
+	ErrTooDeep = errors.New("sitemap: sitemap indexes nested too deep")
 	// ErrTooLarge: the document (uncompressed) is larger than Options.MaxBytes.
 	ErrTooLarge = errors.New("sitemap: too large")
 	// ErrSyntax: the document is cut short or is not a sitemap at all.
@@ -92,10 +96,11 @@ var (
 	ErrStatus = errors.New("sitemap: unexpected HTTP status")
 )
 
-// LimitError reports that a reader stopped at a limit. Everything yielded
-// before it stays valid. It matches ErrTooManyURLs or ErrTooLarge.
+// LimitError reports that a reader or a walk stopped at a limit.
+// Everything yielded before it stays valid. It matches ErrTooManyURLs,
+// ErrTooLarge, or (for a walk) ErrTooManySitemaps or ErrTooDeep.
 type LimitError struct {
-	Err   error // ErrTooManyURLs or ErrTooLarge
+	Err   error // ErrTooManyURLs, ErrTooLarge, ErrTooManySitemaps or ErrTooDeep
 	Limit int64 // the limit that was reached
 	URLs  int   // entries yielded before the stop
 	Bytes int64 // uncompressed bytes read before the stop

@@ -197,10 +197,15 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 	for i := len(roots) - 1; i >= 0; i-- {
 		stack = append(stack, job{url: strings.TrimSpace(roots[i])})
 	}
-	skip := func(u, why string) {
+	limited := make(map[error]bool)
+	skip := func(u string, limit error, max int) {
 		rep.Skipped = append(rep.Skipped, u)
 		rep.Complete = false
-		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", u), slog.String("reason", why))
+		if !limited[limit] {
+			limited[limit] = true
+			rep.Errors = append(rep.Errors, &LimitError{Err: limit, Limit: int64(max), URLs: rep.Pages})
+		}
+		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", u), slog.Any("reason", limit))
 	}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -216,13 +221,13 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			w.logger().LogAttrs(ctx, slog.LevelDebug, "sitemap: already read", slog.String("url", j.url))
 			continue
 		case j.depth > maxDepth:
-			skip(j.url, "depth")
+			skip(j.url, ErrTooDeep, maxDepth)
 			continue
 		case rep.Requests >= maxFiles:
-			skip(j.url, "too many sitemaps")
+			skip(j.url, ErrTooManySitemaps, maxFiles)
 			continue
 		case rep.Pages >= maxPages:
-			skip(j.url, "too many URLs")
+			skip(j.url, ErrTooManyURLs, maxPages)
 			continue
 		}
 		seen[key] = true

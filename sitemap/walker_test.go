@@ -1,0 +1,398 @@
+package sitemap
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// testSite serves sitemap files from memory on loopback, with ETags, and
+// counts requests on the server side. "{{base}}" in a body becomes the
+// server's URL.
+type testSite struct {
+	mu          sync.Mutex
+	files       map[string]string // path -> body
+	gzipped     map[string]bool
+	ignoreCond  bool // answer 200 even when the validators match
+	requests    int
+	conditional int
+	hits        map[string]int
+	srv         *httptest.Server
+}
+
+func newTestSite(t *testing.T, files map[string]string) *testSite {
+	s := &testSite{files: files, gzipped: map[string]bool{}, hits: map[string]int{}}
+	s.srv = httptest.NewServer(s)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	s.hits[r.URL.Path]++
+	body, ok := s.files[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	body = strings.ReplaceAll(body, "{{base}}", s.srv.URL)
+	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") != "" {
+		s.conditional++
+		if r.Header.Get("If-None-Match") == etag && !s.ignoreCond {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	data := []byte(body)
+	if s.gzipped[r.URL.Path] {
+		var buf strings.Builder
+		buf.Write(gzBytes(data))
+		data = []byte(buf.String())
+	}
+	w.Write(data)
+}
+
+func (s *testSite) set(path, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files[path] = body
+}
+
+func (s *testSite) counts() (requests, conditional int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, c := s.requests, s.conditional
+	s.requests, s.conditional = 0, 0
+	return r, c
+}
+
+func urlsetOf(pages ...string) string {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, p := range pages {
+		loc, lm, _ := strings.Cut(p, " ")
+		b.WriteString("<url><loc>{{base}}" + loc + "</loc>")
+		if lm != "" {
+			b.WriteString("<lastmod>" + lm + "</lastmod>")
+		}
+		b.WriteString("</url>")
+	}
+	b.WriteString("</urlset>")
+	return b.String()
+}
+
+func indexOf(children ...string) string {
+	var b strings.Builder
+	b.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, c := range children {
+		b.WriteString("<sitemap><loc>{{base}}" + c + "</loc></sitemap>")
+	}
+	b.WriteString("</sitemapindex>")
+	return b.String()
+}
+
+func walkAll(t *testing.T, w *Walker, urls ...string) ([]string, error) {
+	t.Helper()
+	var got []string
+	err := w.Walk(context.Background(), urls, func(e Entry) error {
+		got = append(got, e.Loc)
+		return nil
+	})
+	return got, err
+}
+
+func TestWalk_B7_IndexRecursion(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/sitemap_index.xml": indexOf("/posts.xml.gz", "/sub/index.xml"),
+		"/posts.xml.gz":      urlsetOf("/p1 2024-01-01", "/p2"),
+		"/sub/index.xml":     indexOf("/sub/pages.xml"),
+		"/sub/pages.xml":     urlsetOf("/sub/a", "/sub/b"),
+	})
+	s.gzipped["/posts.xml.gz"] = true
+	got, err := walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/sitemap_index.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{s.srv.URL + "/p1", s.srv.URL + "/p2", s.srv.URL + "/sub/a", s.srv.URL + "/sub/b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestWalk_Cycles(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/self.xml":  indexOf("/self.xml", "/a.xml"),
+		"/a.xml":     indexOf("/b.xml"),
+		"/b.xml":     indexOf("/a.xml", "/self.xml", "/pages.xml"),
+		"/pages.xml": urlsetOf("/1"),
+	})
+	got, err := walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/self.xml", strings.Replace(s.srv.URL, "http", "HTTP", 1)+"/self.xml#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{s.srv.URL + "/1"}) {
+		t.Errorf("got %q", got)
+	}
+	for path, n := range s.hits {
+		if n > 1 {
+			t.Errorf("%s fetched %d times", path, n)
+		}
+	}
+	// A redirect back to an index already read is a cycle too.
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/child.xml" {
+			http.Redirect(w, r, "/self.xml", http.StatusMovedPermanently)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	s.set("/self.xml", indexOf("/child.xml", "/pages.xml"))
+	got, err = walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/self.xml")
+	if err != nil || !slices.Equal(got, []string{s.srv.URL + "/1"}) {
+		t.Errorf("redirect cycle: %q, %v", got, err)
+	}
+}
+
+func TestWalk_DepthAndCaps(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/i0.xml": indexOf("/i1.xml", "/p0.xml"),
+		"/i1.xml": indexOf("/i2.xml", "/p1.xml"),
+		"/i2.xml": indexOf("/p2.xml"),
+		"/p0.xml": urlsetOf("/a", "/b", "/c"),
+		"/p1.xml": urlsetOf("/d"),
+		"/p2.xml": urlsetOf("/e"),
+	})
+	w := &Walker{Client: s.srv.Client(), MaxDepth: 2}
+	rep, err := w.walk(context.Background(), []string{s.srv.URL + "/i0.xml"}, false, nil, nil, func(Entry) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Skipped, []string{s.srv.URL + "/p2.xml"}) || rep.Complete || rep.Pages != 4 || !errors.Is(errors.Join(rep.Errors...), ErrTooDeep) {
+		t.Errorf("MaxDepth 2: %+v", rep)
+	}
+	got, err := walkAll(t, &Walker{Client: s.srv.Client(), MaxSitemaps: 2}, s.srv.URL+"/i0.xml")
+	if !errors.Is(err, ErrTooManySitemaps) || len(got) != 0 {
+		t.Errorf("MaxSitemaps 2: %q %v", got, err)
+	}
+	got, err = walkAll(t, &Walker{Client: s.srv.Client(), MaxURLs: 2}, s.srv.URL+"/i0.xml")
+	if !errors.Is(err, ErrTooManyURLs) || len(got) != 2 {
+		t.Errorf("MaxURLs 2: %q %v", got, err)
+	}
+}
+
+func TestWalk_LocationRule(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/blog/sitemap.xml": `<urlset><url><loc>{{base}}/blog/1</loc></url><url><loc>{{base}}/shop/2</loc></url><url><loc>https://other.test/3</loc></url></urlset>`,
+	})
+	w := &Walker{Client: s.srv.Client()}
+	got, err := walkAll(t, w, s.srv.URL+"/blog/sitemap.xml")
+	if err != nil || !slices.Equal(got, []string{s.srv.URL + "/blog/1"}) {
+		t.Errorf("location rule: %q %v", got, err)
+	}
+	w.CrossHost = true // declared in robots.txt
+	got, _ = walkAll(t, w, s.srv.URL+"/blog/sitemap.xml")
+	if len(got) != 3 {
+		t.Errorf("CrossHost: %q", got)
+	}
+}
+
+func TestWalk_Errors(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/index.xml": indexOf("/missing.xml", "/ok.xml", "/cut.xml"),
+		"/ok.xml":    urlsetOf("/1"),
+		"/cut.xml":   `<urlset><url><loc>{{base}}/2</loc></url><url><loc>{{base}}/3`,
+	})
+	got, err := walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/index.xml")
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != 404 || !errors.Is(err, ErrStatus) || !errors.Is(err, ErrSyntax) {
+		t.Errorf("err = %v", err)
+	}
+	if !slices.Equal(got, []string{s.srv.URL + "/1", s.srv.URL + "/2"}) {
+		t.Errorf("got %q", got)
+	}
+	stop := errors.New("stop")
+	err = (&Walker{Client: s.srv.Client()}).Walk(context.Background(), []string{s.srv.URL + "/ok.xml"}, func(Entry) error { return stop })
+	if err != stop {
+		t.Errorf("fn error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := (&Walker{Client: s.srv.Client()}).Walk(ctx, []string{s.srv.URL + "/ok.xml"}, func(Entry) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestCheck_B9_OneRequestWhenUnchanged(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/sitemap.xml": urlsetOf("/a 2024-01-01", "/b 2024-01-02", "/c"),
+	})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	res, err := w.Check(ctx, s.srv.URL, []string{s.srv.URL + "/sitemap.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.First || len(res.New) != 3 || res.Requests != 1 {
+		t.Fatalf("first check: %+v", res)
+	}
+	s.counts()
+	res, err = w.Check(ctx, s.srv.URL, []string{s.srv.URL + "/sitemap.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests, conditional := s.counts()
+	if requests != 1 || conditional != 1 || res.NotModified != 1 {
+		t.Errorf("second check: %d requests (%d conditional), NotModified %d; want 1, 1, 1", requests, conditional, res.NotModified)
+	}
+	if len(res.New)+len(res.Moved)+len(res.Gone) != 0 || res.Unchanged != 2 || len(res.Unknown) != 1 || res.First {
+		t.Errorf("second check: %+v", res.DiffResult)
+	}
+	// A server that ignores the validators: 200, and nothing moved.
+	s.ignoreCond = true
+	res, _ = w.Check(ctx, s.srv.URL, []string{s.srv.URL + "/sitemap.xml"})
+	if requests, _ := s.counts(); requests != 1 || res.Fetched != 1 || len(res.New)+len(res.Moved)+len(res.Gone) != 0 {
+		t.Errorf("200 unchanged: %d requests, %+v", requests, res)
+	}
+}
+
+func TestCheck_B9_MovedNewGone(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/sitemap.xml": urlsetOf("/a 2024-01-01", "/b 2024-01-02", "/c 2024-01-03"),
+	})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	if _, err := w.Check(ctx, s.srv.URL, nil); err != nil { // fallback: /sitemap.xml
+		t.Fatal(err)
+	}
+	s.set("/sitemap.xml", urlsetOf("/a 2024-01-01", "/b 2024-02-02T10:00:00Z", "/d 2024-02-01"))
+	res, err := w.Check(ctx, s.srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := s.srv.URL
+	if !slices.Equal(res.New, []string{u + "/d"}) || !slices.Equal(res.Moved, []string{u + "/b"}) || !slices.Equal(res.Gone, []string{u + "/c"}) || res.Unchanged != 1 || res.Untrusted {
+		t.Errorf("diff: %+v", res.DiffResult)
+	}
+}
+
+func TestCheck_PartialReadKeepsState(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/index.xml": indexOf("/one.xml", "/two.xml"),
+		"/one.xml":   urlsetOf("/a 2024-01-01"),
+		"/two.xml":   urlsetOf("/b 2024-01-01"),
+	})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	decl := []string{s.srv.URL + "/index.xml"}
+	if _, err := w.Check(ctx, s.srv.URL, decl); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	delete(s.files, "/two.xml") // a 404 is not "all its pages are gone"
+	s.mu.Unlock()
+	res, err := w.Check(ctx, s.srv.URL, decl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete || len(res.Gone) != 0 || len(res.Errors) != 1 || res.Unchanged != 2 {
+		t.Errorf("partial: %+v", res)
+	}
+}
+
+// A site that stamps every URL with the build time (B9: no refetch storm).
+func TestCheck_B9_BuildTimeStampUntrusted(t *testing.T) {
+	build := func(stamp string) string {
+		pages := make([]string, 50)
+		for i := range pages {
+			pages[i] = fmt.Sprintf("/page-%d %s", i, stamp)
+		}
+		return urlsetOf(pages...)
+	}
+	s := newTestSite(t, map[string]string{"/sitemap.xml": build("2024-06-01T10:00:00Z")})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	if _, err := w.Check(ctx, s.srv.URL, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.set("/sitemap.xml", build("2024-06-02T10:00:00Z"))
+	res, err := w.Check(ctx, s.srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Untrusted || len(res.Moved) != 50 || !strings.Contains(res.Reason, "build") {
+		t.Errorf("build stamp: untrusted=%v reason=%q moved=%d", res.Untrusted, res.Reason, len(res.Moved))
+	}
+}
+
+func TestDiff(t *testing.T) {
+	d := func(s string) time.Time { return date(s) }
+	read := d("2024-06-01T00:00:00Z")
+	many := func(n int, lm func(i int) time.Time) map[string]time.Time {
+		m := make(map[string]time.Time, n)
+		for i := range n {
+			m[fmt.Sprintf("https://a.test/%d", i)] = lm(i)
+		}
+		return m
+	}
+	tests := []struct {
+		name      string
+		prev, cur Snapshot
+		check     func(DiffResult) bool
+	}{
+		{"first read: all new", Snapshot{}, Snapshot{Read: read, Pages: map[string]time.Time{"https://a.test/1": {}}, Complete: true},
+			func(r DiffResult) bool { return len(r.New) == 1 && !r.Untrusted }},
+		{"no lastmod: unknown, never moved", Snapshot{Pages: map[string]time.Time{"https://a.test/1": {}, "https://a.test/2": d("2024-01-01T00:00:00Z")}},
+			Snapshot{Read: read, Pages: map[string]time.Time{"https://a.test/1": {}, "https://a.test/2": {}}, Complete: true},
+			func(r DiffResult) bool { return len(r.Unknown) == 2 && len(r.Moved) == 0 }},
+		{"incomplete read: nothing gone", Snapshot{Pages: map[string]time.Time{"https://a.test/1": {}}}, Snapshot{Read: read, Pages: map[string]time.Time{}},
+			func(r DiffResult) bool { return len(r.Gone) == 0 }},
+		{"real edits: a few moved to different times", Snapshot{Pages: many(100, func(int) time.Time { return d("2024-01-01T00:00:00Z") })},
+			Snapshot{Read: read, Complete: true, Pages: many(100, func(i int) time.Time {
+				if i < 30 {
+					return d("2024-05-01T00:00:00Z").Add(time.Duration(i) * time.Hour)
+				}
+				return d("2024-01-01T00:00:00Z")
+			})},
+			func(r DiffResult) bool { return len(r.Moved) == 30 && !r.Untrusted }},
+		{"a small real release: 8 pages moved to one time", Snapshot{Pages: many(10, func(int) time.Time { return d("2024-01-01T00:00:00Z") })},
+			Snapshot{Read: read, Complete: true, Pages: many(10, func(i int) time.Time {
+				if i < 8 {
+					return d("2024-05-01T00:00:00Z")
+				}
+				return d("2024-01-01T00:00:00Z")
+			})},
+			func(r DiffResult) bool { return len(r.Moved) == 8 && !r.Untrusted }},
+		{"build stamp", Snapshot{Pages: many(100, func(int) time.Time { return d("2024-05-01T00:00:00Z") })},
+			Snapshot{Read: read, Complete: true, Pages: many(100, func(int) time.Time { return d("2024-05-31T23:59:00Z") })},
+			func(r DiffResult) bool { return r.Untrusted && len(r.Moved) == 100 }},
+		{"lastmods in the future", Snapshot{Pages: many(10, func(int) time.Time { return d("2024-05-01T00:00:00Z") })},
+			Snapshot{Read: read, Complete: true, Pages: many(10, func(i int) time.Time {
+				if i == 0 {
+					return d("2030-01-01T00:00:00Z")
+				}
+				return d("2024-05-01T00:00:00Z")
+			})},
+			func(r DiffResult) bool { return r.Untrusted && strings.Contains(r.Reason, "future") }},
+		{"a few hours ahead is not the future", Snapshot{}, Snapshot{Read: read, Pages: many(10, func(int) time.Time { return read.Add(10 * time.Hour) })},
+			func(r DiffResult) bool { return !r.Untrusted }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := Diff(tc.prev, tc.cur); !tc.check(r) {
+				t.Errorf("%+v", r)
+			}
+		})
+	}
+}
