@@ -1,0 +1,117 @@
+package robots
+
+import (
+	"testing"
+)
+
+func fuzzSeeds(f *testing.F) {
+	f.Add("User-agent: *\nDisallow: /x\nAllow: /x/y$\n", "/x/y", "BothyBot")
+	f.Add("\xEF\xBB\xBFuser-agent: a\rdisallow: /%2f*$\r", "/%2F/z", "a")
+	f.Add("User-agent: a\nUser-agent: b\nCrawl-delay: 1.5\nDisallow: /*.gif$\nAllow: /%7E*\n", "/~x.gif", "b")
+	f.Add("Sitemap: x\nUser-agent: *\nDisallow: /ツ?q=%24*\n", "https://h/%E3%83%84?q=$x#f", "*")
+	f.Add("User-agent: *\nDisallow: /a**b$$\nAllow: $\nDisallow: *\n", "//h", "")
+	f.Add(genRobots(7, 2000), "/shop/cart?sort=1", "Googlebot")
+}
+
+// FuzzParse: no panic, and the invariants every file keeps.
+func FuzzParse(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, body, target, agent string) {
+		r := Parse([]byte(body))
+		a := Agent{Token: agent, Former: []string{"CleatBot"}}
+		if !r.Allowed(a, "/robots.txt") {
+			t.Fatal("/robots.txt disallowed")
+		}
+		r.CrawlDelay(a)
+		r.Sitemaps()
+		_ = r.Truncated()
+	})
+}
+
+// FuzzAllowed checks the compiled matcher against a plain linear scan of the
+// same rules.
+func FuzzAllowed(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, body, target, agent string) {
+		r := Parse([]byte(body))
+		a := Agent{Token: agent}
+		got, rule := r.Decide(a, target)
+		if want := slowAllowed(r, a, target); got != want {
+			t.Fatalf("Allowed = %v (%q), linear scan says %v", got, rule, want)
+		}
+		if got != r.Allowed(a, target) {
+			t.Fatal("Allowed and Decide disagree")
+		}
+	})
+}
+
+// slowAllowed is Allowed by brute force: every rule of the chosen groups,
+// matched by a recursive glob.
+func slowAllowed(r *Robots, a Agent, target string) bool {
+	p := normalizeTarget(nil, target)
+	if isRobotsTxt(p) {
+		return true
+	}
+	decide := func(gs []int32) (matched, allow bool) {
+		best := int32(-1)
+		for _, gi := range gs {
+			for _, ru := range r.groups[gi].rules {
+				if !globMatch(ru.pattern, string(p)) {
+					continue
+				}
+				if ru.prio > best || (ru.prio == best && ru.allow) {
+					best, allow = ru.prio, ru.allow || (ru.prio == best && allow)
+				}
+			}
+		}
+		return best >= 0, allow
+	}
+	named := false
+	for _, n := range append([]string{a.Token}, a.Former...) {
+		if gs := r.lookup(n); gs != nil {
+			named = true
+			if m, allow := decide(gs); m && !allow {
+				return false
+			}
+		}
+	}
+	if named {
+		return true
+	}
+	if m, allow := decide(r.star); m {
+		return allow
+	}
+	return true
+}
+
+// globMatch matches a normalised pattern ('*' any run, final '$' anchor)
+// against a prefix of s, by dynamic programming over (pattern, text) positions.
+func globMatch(pat, s string) bool {
+	anchored := len(pat) > 0 && pat[len(pat)-1] == '$'
+	if anchored {
+		pat = pat[:len(pat)-1]
+	}
+	// cur[j]: pat[:i] matches s[:j].
+	cur := make([]bool, len(s)+1)
+	cur[0] = true
+	for i := 0; i < len(pat); i++ {
+		next := make([]bool, len(s)+1)
+		for j := 0; j <= len(s); j++ {
+			if pat[i] == '*' {
+				next[j] = cur[j] || (j > 0 && next[j-1])
+			} else {
+				next[j] = j > 0 && cur[j-1] && s[j-1] == pat[i]
+			}
+		}
+		cur = next
+	}
+	if anchored {
+		return cur[len(s)]
+	}
+	for _, ok := range cur {
+		if ok {
+			return true
+		}
+	}
+	return false
+}
