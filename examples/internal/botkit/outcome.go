@@ -1,0 +1,78 @@
+package botkit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
+)
+
+// ResultOf turns what fetch.Fetcher.Get returned into a result line, with a
+// human reason for every outcome that is not plain "ok".
+func ResultOf(rawURL string, p *fetch.Page, err error) Result {
+	r := Result{URL: rawURL, Outcome: fetch.OutcomeOf(err).String()}
+	if p != nil {
+		r.Status = p.Status
+		r.Bytes = int64(len(p.Body))
+		r.Outcome = p.Outcome.String()
+		if p.FinalURL != rawURL {
+			r.FinalURL = p.FinalURL
+		}
+	}
+	if r.Outcome == "" {
+		r.Outcome = "error"
+	}
+	r.Reason = Reason(p, err)
+	return r
+}
+
+// Reason explains a failed fetch: the robots.txt rule, the challenge
+// vendor and evidence, the pause, or the error.
+func Reason(p *fetch.Page, err error) string {
+	if err == nil {
+		return ""
+	}
+	var de *robots.DisallowedError
+	if errors.As(err, &de) {
+		if de.Unreachable {
+			return "robots.txt unreachable: no permission assumed"
+		}
+		if de.Rule != "" {
+			return fmt.Sprintf("robots.txt: %s (for %s)", de.Rule, de.Agent)
+		}
+		return "robots.txt disallows"
+	}
+	if p != nil && p.Verdict.Blocked {
+		s := "bot protection"
+		if p.Verdict.Vendor != "" {
+			s = p.Verdict.Vendor
+		}
+		if k := p.Verdict.Kind.String(); k != "" {
+			s += " " + k
+		}
+		if len(p.Verdict.Evidence) > 0 {
+			s += ": " + strings.Join(p.Verdict.Evidence, ", ")
+		}
+		return s
+	}
+	var he *politeness.HostError
+	if errors.As(err, &he) {
+		return he.Error()
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "fetch: ")
+	return msg
+}
+
+// StopsSite reports whether err means the rest of the site must not be
+// fetched in this run: the bot gave up on the host (H4), the host stopped
+// answering (H6), or robots.txt is unreachable (H5, D8).
+func StopsSite(err error) bool {
+	var de *robots.DisallowedError
+	return errors.Is(err, fetch.ErrGaveUp) || errors.Is(err, politeness.ErrGaveUp) ||
+		errors.Is(err, politeness.ErrHostDown) ||
+		(errors.As(err, &de) && de.Unreachable)
+}

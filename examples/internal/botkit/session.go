@@ -1,0 +1,198 @@
+package botkit
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Session is what every bot sets up before its work: logger, key, state
+// file, output. Close it when done.
+type Session struct {
+	Env  Env
+	Log  *slog.Logger
+	Key  ed25519.PrivateKey // nil for bots that do not sign
+	DB   *bolt.DB
+	Out  *Output
+	Tap  *RobotsTap // robots.txt copies as the bot's cache read and wrote them
+	Prog *Progress
+}
+
+// Start does the common setup for f: it handles -genkey (done is true: the
+// caller exits with code), loads the key of a signing bot (refusing to run
+// without one and saying how to make one), and opens the state file.
+// keyDir is the bot's key directory URL, for the help text.
+func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
+	log := Logger(env.Stderr, f.Verbose).With("bot", f.Name)
+	s = &Session{Env: env, Log: log, Out: &Output{JSON: f.JSON, Stdout: env.Stdout, Stderr: env.Stderr}}
+	if f.Signs {
+		if f.GenKey != "" {
+			k, err := GenKey(f.GenKey, env.Stdout)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
+				return nil, ExitFailure, true
+			}
+			kid, _ := pubThumb(k)
+			fmt.Fprintf(env.Stderr, "%s: wrote %s (keyid %s); publish the JWKS above at %s\n", f.Name, f.GenKey, kid, keyDir)
+			return nil, ExitOK, true
+		}
+		k, err := LoadKey(f.Key)
+		if errors.Is(err, ErrNoKey) {
+			fmt.Fprintf(env.Stderr, "%s: refusing to run unsigned.\n%s\n", f.Name, KeyHelp(f.Name, keyDir))
+			return nil, ExitFailure, true
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
+			return nil, ExitFailure, true
+		}
+		s.Key = k
+	}
+	db, err := OpenState(f.State, log)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
+		return nil, ExitFailure, true
+	}
+	s.DB = db
+	s.Tap = &RobotsTap{}
+	return s, 0, false
+}
+
+// Close closes the state file.
+func (s *Session) Close() error {
+	if s == nil || s.DB == nil {
+		return nil
+	}
+	return s.DB.Close()
+}
+
+// Apply fills in the parts of bot that come from the session rather than
+// the bot's promises: the test/demo transport, logging, the pacing
+// observer, and the stores kept in the state file.
+func (s *Session) Apply(bot *fetch.Bot) error {
+	if s.Env.Transport != nil {
+		bot.Transport = s.Env.Transport
+	}
+	bot.Logger = s.Log
+	prog := s.Prog
+	if prog == nil {
+		prog = &Progress{W: s.Env.Stderr}
+		s.Prog = prog
+	}
+	next := s.Env.Observe
+	obs := prog.Observe(next)
+	bot.Observe = func(e politeness.Event) {
+		obs(Event{Time: time.Now(), Host: e.Host, Kind: e.Kind.String(), Dur: eventDur(e), Reason: eventReason(e)})
+	}
+	stores, err := boltStores(s.DB)
+	if err != nil {
+		return err
+	}
+	s.Tap.Store = stores.robots
+	bot.RobotsStore = s.Tap
+	bot.Validators = stores.validators
+	bot.Fetched = stores.fetched
+	return nil
+}
+
+func eventDur(e politeness.Event) time.Duration {
+	if e.Duration > 0 {
+		return e.Duration
+	}
+	if !e.Until.IsZero() {
+		return time.Until(e.Until)
+	}
+	return 0
+}
+
+func eventReason(e politeness.Event) string {
+	r := e.Reason
+	if e.Status != 0 {
+		r = fmt.Sprintf("%s (status %d)", r, e.Status)
+	}
+	if e.Err != nil {
+		r = fmt.Sprintf("%s: %v", r, e.Err)
+	}
+	if r == "" {
+		r = e.Kind.String()
+	}
+	return r
+}
+
+// RobotsTap is a robots.Store that remembers the copies the bot's robots
+// cache loaded and saved, so a bot can read a site's robots.txt (its
+// Sitemap lines, its status) without a second request.
+type RobotsTap struct {
+	Store robots.Store // where copies live (nil: memory)
+
+	mu   sync.Mutex // guards seen
+	seen map[string]robots.Entry
+}
+
+func (t *RobotsTap) store() robots.Store {
+	if t.Store == nil {
+		t.Store = &robots.MemoryStore{}
+	}
+	return t.Store
+}
+
+// Load implements robots.Store.
+func (t *RobotsTap) Load(ctx context.Context, origin string) (robots.Entry, bool, error) {
+	t.mu.Lock()
+	st := t.store()
+	t.mu.Unlock()
+	e, ok, err := st.Load(ctx, origin)
+	if ok && err == nil {
+		t.remember(origin, e)
+	}
+	return e, ok, err
+}
+
+// Save implements robots.Store.
+func (t *RobotsTap) Save(ctx context.Context, origin string, e robots.Entry) error {
+	t.remember(origin, e)
+	t.mu.Lock()
+	st := t.store()
+	t.mu.Unlock()
+	return st.Save(ctx, origin, e)
+}
+
+func (t *RobotsTap) remember(origin string, e robots.Entry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.seen == nil {
+		t.seen = map[string]robots.Entry{}
+	}
+	t.seen[strings.ToLower(origin)] = e
+}
+
+// Entry returns the robots.txt copy the cache used for u's origin.
+func (t *RobotsTap) Entry(u *url.URL) (robots.Entry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.seen[politeness.HostKey(u)]
+	return e, ok
+}
+
+// Robots returns the parsed rules for u's origin, if the cache has read them.
+func (t *RobotsTap) Robots(u *url.URL) (*robots.Robots, bool) {
+	e, ok := t.Entry(u)
+	if !ok {
+		return nil, false
+	}
+	var err error
+	if e.Status == 0 {
+		err = errors.New("robots.txt unreachable")
+	}
+	return robots.FromResponse(e.Status, e.Body, err), true
+}
