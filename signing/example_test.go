@@ -1,0 +1,111 @@
+package signing_test
+
+import (
+	"crypto"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/goodbot-go/goodbot/signing"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+func ExampleThumbprint() {
+	key := signingtest.RFC9421Key()
+	kid, err := signing.Thumbprint(pub(key))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(kid)
+	// Output: poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U
+}
+
+func ExampleSigner_Sign() {
+	s := &signing.Signer{
+		Key:   signingtest.DirectoriesKey(),
+		Agent: "https://directories.prosvita.io",
+		Form:  signing.QuotedString, // D2
+	}
+	req, _ := http.NewRequest(http.MethodGet, "https://Example.com:443/links", nil)
+	if err := s.Sign(req); err != nil {
+		panic(err)
+	}
+	kid, _ := s.KeyID()
+	input := req.Header.Get("Signature-Input")
+	fmt.Println("Signature-Agent:", req.Header.Get("Signature-Agent"))
+	fmt.Println("covered:", input[len("sig1="):strings.Index(input, ";")])
+	fmt.Println("keyid is thumbprint:", strings.Contains(input, `keyid="`+kid+`"`))
+	fmt.Println("tag:", strings.Contains(input, `tag="web-bot-auth"`))
+	// Output:
+	// Signature-Agent: "https://directories.prosvita.io"
+	// covered: ("@authority" "signature-agent")
+	// keyid is thumbprint: true
+	// tag: true
+}
+
+func ExampleTransport() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println("Signature-Agent:", r.Header.Get("Signature-Agent"))
+		fmt.Println("signed:", r.Header.Get("Signature") != "")
+	}))
+	defer site.Close()
+
+	client := &http.Client{Transport: &signing.Transport{
+		Signer: &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools", Form: signing.BareURL}, // B2
+	}}
+	resp, err := client.Get(site.URL)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	client.CloseIdleConnections()
+	// Output:
+	// Signature-Agent: https://bothy.tools
+	// signed: true
+}
+
+func ExampleDirectory() {
+	d := &signing.Directory{Keys: []crypto.Signer{signingtest.BothyKey()}}
+	rec := httptest.NewRecorder()
+	d.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://bothy.tools"+signing.DirectoryPath, nil))
+	fmt.Println(rec.Header().Get("Content-Type"))
+	fmt.Println(rec.Header().Get("Cache-Control"))
+	fmt.Println(rec.Body.String())
+	// Output:
+	// application/http-message-signatures-directory+json
+	// public, max-age=3600
+	// {"keys":[{"crv":"Ed25519","kid":"WASx7Tre-igcn8liqhYoOBBgvqQa8RTaQ4TDddEqj_o","kty":"OKP","use":"sig","x":"0lEe_9Gno80Ut7sqHxofREyU6UgEC413FLJucbPhW8M"}]}
+}
+
+func ExampleVerifier_Middleware() {
+	key := signingtest.BothyKey()
+	dirSrv := httptest.NewTLSServer(&signing.Directory{Keys: []crypto.Signer{key}})
+	defer dirSrv.Close()
+
+	v := &signing.Verifier{Client: dirSrv.Client(), Agents: []string{dirSrv.URL}}
+	site := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res, _ := signing.ResultFromContext(r.Context())
+		fmt.Fprintf(w, "hello %s (%s)", res.Label, res.Form)
+	})))
+	defer site.Close()
+
+	for _, signer := range []*signing.Signer{
+		{Key: key, Agent: dirSrv.URL},                    // the bot
+		{Key: signingtest.OtherKey(), Agent: dirSrv.URL}, // an impostor
+	} {
+		client := &http.Client{Transport: &signing.Transport{Signer: signer}}
+		resp, err := client.Get(site.URL)
+		if err != nil {
+			panic(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		client.CloseIdleConnections()
+		fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	// Output:
+	// 200 hello sig1 (quoted-string)
+	// 401 signing: unknown_key
+}
