@@ -50,9 +50,14 @@ type Bot struct {
 	// RobotsStore keeps robots.txt copies (nil: in memory). Use
 	// fetch/boltstate to keep them in the bot's state file.
 	RobotsStore robots.Store
-	// Robots, if set, is the robots.txt cache to use as is (its Transport
-	// should be [Client.RobotsTransport]-like); it overrides RobotsTTL and
-	// RobotsStore. Nil means a cache built from them.
+	// RobotsTimeout bounds one robots.txt fetch, redirects included; a
+	// robots.txt that times out closes the site (D8). Zero means 30 s.
+	RobotsTimeout time.Duration
+	// Robots, if set, is the robots.txt cache to use as is (its
+	// Transport and Header are left alone, so robots.txt requests are not
+	// paced or signed by fetch); it overrides RobotsTTL, RobotsTimeout and
+	// RobotsStore. Nil (the usual) means a cache built from them whose
+	// requests go through the bot's chain.
 	Robots *robots.Cache
 
 	// Politeness is the pacing policy (zero: polite defaults, see

@@ -88,6 +88,28 @@ type chain struct {
 	inner http.RoundTripper // politeness -> signing -> limits -> base
 	outer http.RoundTripper // checks -> robots -> headers -> inner
 	jarV  http.CookieJar
+
+	mu      sync.Mutex                // guards pending
+	pending map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
+}
+
+// crawlDelay is the politeness Transport's CrawlDelay: the cached robots.txt
+// copy, or the one just read (the gap after the robots.txt fetch itself is
+// computed before the cache stores it).
+func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
+	key := politeness.HostKey(u)
+	r, ok := c.robots.Cached(u)
+	c.mu.Lock()
+	if ok {
+		delete(c.pending, key)
+	} else {
+		r, ok = c.pending[key]
+	}
+	c.mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	return r.CrawlDelay(c.agent)
 }
 
 func newChain(bot Bot) (*chain, error) {
@@ -157,20 +179,14 @@ func newChain(bot Bot) (*chain, error) {
 	}
 	c.robots = bot.Robots
 	if c.robots == nil {
-		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Store: bot.RobotsStore, Logger: bot.Logger}
+		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, Store: bot.RobotsStore, Logger: bot.Logger}
 	}
 	pol := &politeness.Transport{
 		Base:   rt,
 		Policy: bot.Politeness,
 		Gate:   bot.Gate,
 		Logger: bot.Logger,
-		CrawlDelay: func(u *url.URL) (time.Duration, bool) {
-			r, ok := c.robots.Cached(u)
-			if !ok {
-				return 0, false
-			}
-			return r.CrawlDelay(agent)
-		},
+		CrawlDelay: c.crawlDelay,
 		Observe: bot.Observe,
 	}
 	c.inner = pol
@@ -390,12 +406,55 @@ func isHTML(ct string) bool {
 type robotsTransport struct{ c *chain }
 
 func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	out := req.Clone(context.WithValue(req.Context(), budgetKey{}, (*budget)(nil)))
+	ctx := context.WithValue(req.Context(), budgetKey{}, (*budget)(nil))
+	out := req.Clone(context.WithValue(ctx, robotsReqKey{}, t.c))
 	if err := t.c.setHeaders(out, false); err != nil {
 		return nil, err
 	}
 	out.Header.Set("Accept", "text/plain,*/*;q=0.5")
 	return t.c.inner.RoundTrip(out)
+}
+
+type robotsReqKey struct{}
+
+// robotsTee, under the politeness layer, keeps what is read of a robots.txt
+// body and parses it at EOF or Close, before politeness computes the host's
+// next gap, so that the first gap already honours Crawl-delay.
+type robotsTee struct {
+	io.ReadCloser
+	c    *chain
+	key  string
+	buf  []byte
+	done bool
+}
+
+func (b *robotsTee) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if len(b.buf) < robots.MaxParseBytes {
+		b.buf = append(b.buf, p[:min(n, robots.MaxParseBytes-len(b.buf))]...)
+	}
+	if err == io.EOF {
+		b.stash()
+	}
+	return n, err
+}
+
+func (b *robotsTee) Close() error {
+	b.stash()
+	return b.ReadCloser.Close()
+}
+
+func (b *robotsTee) stash() {
+	if !b.done {
+		b.done = true
+		r := robots.Parse(b.buf)
+		b.c.mu.Lock()
+		if b.c.pending == nil {
+			b.c.pending = map[string]*robots.Robots{}
+		}
+		b.c.pending[b.key] = r
+		b.c.mu.Unlock()
+	}
 }
 
 // budget is the time limit of one fetch, redirects included. It starts when
@@ -459,6 +518,9 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL.String()}
+	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
+	}
 	return resp, nil
 }
 

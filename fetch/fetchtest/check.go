@@ -266,3 +266,17 @@ func each(f func(Request) string) Check {
 		return out
 	}
 }
+
+// SignedOnArrival fails on any request that was not verified on arrival (see
+// [Web.VerifyWith]) or whose verification failed (B2, B12, D2).
+func SignedOnArrival() Check {
+	return each(func(r Request) string {
+		switch {
+		case !r.Verified:
+			return fmt.Sprintf("%s (#%d) was not verified (Web.VerifyWith not set)", r.URL(), r.Seq)
+		case r.VerifyErr != nil:
+			return fmt.Sprintf("%s (#%d) failed verification on arrival: %v", r.URL(), r.Seq, r.VerifyErr)
+		}
+		return ""
+	})
+}

@@ -46,6 +46,18 @@ type Web struct {
 	srv     *httptest.Server
 	cancels map[int]context.CancelFunc // in-flight in-memory requests, by Seq
 	closed  bool
+	verify  func(*http.Request) error
+}
+
+// VerifyWith makes the Web check every request with verify as it arrives
+// (for instance a signing.Verifier's Verify, so that a signature is judged at
+// the moment it reaches the server, in the bubble's fake time under
+// synctest); the result is [Request.VerifyErr] and [SignedOnArrival] checks
+// it. nil turns verification off.
+func (w *Web) VerifyWith(verify func(*http.Request) error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.verify = verify
 }
 
 // New returns an empty Web. Hosts are added with [Web.Host]; the loopback
@@ -125,6 +137,8 @@ type Request struct {
 	BytesWritten int64       // body bytes the client accepted
 	Aborted      bool        // a body write failed: the client closed the connection early
 	Reset        bool        // the handler reset the connection
+	Verified     bool        // VerifyWith was set when the request arrived
+	VerifyErr    error       // its verdict (nil: valid)
 
 	req *http.Request // server-side request, for signature verification
 }
@@ -224,6 +238,13 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request, started func(seq in
 		req:        r.Clone(context.Background()),
 	}
 	rec.req.Body = http.NoBody
+	w.mu.Lock()
+	verify := w.verify
+	w.mu.Unlock()
+	if verify != nil {
+		rec.Verified = true
+		rec.VerifyErr = verify(rec.req.Clone(context.Background()))
+	}
 	w.mu.Lock()
 	rec.Seq = len(w.reqs)
 	w.reqs = append(w.reqs, rec)

@@ -1,0 +1,147 @@
+package fetch_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+// getAll fetches urls concurrently and returns the outcomes by URL.
+func getAll(f *fetch.Fetcher, urls []string) map[string]fetch.Outcome {
+	var mu sync.Mutex
+	out := map[string]fetch.Outcome{}
+	var wg sync.WaitGroup
+	for _, u := range urls {
+		wg.Go(func() {
+			p, _ := f.Get(context.Background(), u)
+			mu.Lock()
+			defer mu.Unlock()
+			if p != nil {
+				out[u] = p.Outcome
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func pages(host string, n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("http://%s/p%d", host, i))
+	}
+	return out
+}
+
+// C3, B5, D10: concurrent fetches to one host never overlap, and the gap
+// from one response's end to the next request is at least the delay (2 s,
+// or the Crawl-delay when larger), robots.txt included. Other hosts run
+// alongside (S11).
+func TestPacing_C3_B5_OneAtATimeWithGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "User-agent: *\nAllow: /\n").Fallback(fetchtest.Slow(300*time.Millisecond, fetchtest.HTML("p")))
+		site(w, "b.test", "User-agent: *\nCrawl-delay: 10\n").Fallback(fetchtest.HTML("p"))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = 2 * time.Second
+		f := mustFetcher(t, bot)
+		start := time.Now()
+		out := getAll(f, append(pages("a.test", 5), pages("b.test", 3)...))
+		for u, o := range out {
+			if o != fetch.OK {
+				t.Errorf("%s: %v", u, o)
+			}
+		}
+		// a.test: robots + 5 pages, 2 s gaps and 0.3 s each; b.test: robots + 3, 10 s gaps.
+		if d := time.Since(start); d < 30*time.Second || d > 31*time.Second {
+			t.Errorf("took %v, want about 30s (b.test's three 10 s gaps, run alongside a.test)", d)
+		}
+		w.Check(t, fetchtest.NoOverlap(), fetchtest.MinGapOn("a.test", 2*time.Second), fetchtest.MinGapOn("b.test", 10*time.Second))
+	})
+}
+
+// D10: over real loopback too, many checks for one host never overlap.
+func TestPacing_D10_NoOverlapLoopback(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").Fallback(fetchtest.Slow(5*time.Millisecond, fetchtest.HTML("p")))
+	f := mustFetcher(t, bot)
+	out := getAll(f, pages("a.test", 8))
+	if len(out) != 8 {
+		t.Fatalf("outcomes %v", out)
+	}
+	w.Check(t, fetchtest.NoOverlap())
+}
+
+// C4, B6: a 429 with Retry-After pauses the whole host, not just the URL;
+// without Retry-After a 503 pauses it a minute.
+func TestPacing_C4_RateLimitPausesHost(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.Handler
+		pause   time.Duration
+	}{
+		{"429 Retry-After 120", fetchtest.RetryAfter(http.StatusTooManyRequests, "120"), 120 * time.Second},
+		{"503 without Retry-After", fetchtest.RetryAfter(http.StatusServiceUnavailable, ""), time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				site(w, "a.test", "").Handle("/limited", tt.handler).Handle("/other", fetchtest.HTML("o"))
+				f := mustFetcher(t, memBot(w))
+				p := get(t, f, "http://a.test/limited", fetch.RateLimited)
+				if p.Status != http.StatusTooManyRequests && p.Status != http.StatusServiceUnavailable {
+					t.Errorf("status %d", p.Status)
+				}
+				sent := time.Now()
+				get(t, f, "http://a.test/other", fetch.OK)
+				if d := time.Since(sent); d < tt.pause {
+					t.Errorf("next request to the host after %v, want >= %v", d, tt.pause)
+				}
+				w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+			})
+		})
+	}
+}
+
+// S6: 509 pauses the site when the bot lists it.
+func TestPacing_S6_509(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "").Handle("/x", fetchtest.RetryAfter(509, "30")).Handle("/y", fetchtest.HTML("y"))
+		bot := memBot(w)
+		bot.Politeness.RateLimitStatuses = []int{429, 503, 509}
+		f := mustFetcher(t, bot)
+		get(t, f, "http://a.test/x", fetch.RateLimited)
+		get(t, f, "http://a.test/y", fetch.OK)
+		w.Check(t, fetchtest.HonoursRetryAfter())
+	})
+}
+
+// H4: a Retry-After longer than the bot will wait makes it give up on the
+// site instead of coming back early.
+func TestPacing_H4_GiveUpOnLongRetryAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "").Handle("/x", fetchtest.RetryAfter(http.StatusTooManyRequests, "7200")).Handle("/y", fetchtest.HTML("y"))
+		bot := memBot(w)
+		bot.Politeness.MaxRetryAfter = time.Hour
+		bot.Politeness.RetryAfterMode = politeness.GiveUp
+		f := mustFetcher(t, bot)
+		get(t, f, "http://a.test/x", fetch.RateLimited)
+		get(t, f, "http://a.test/y", fetch.GaveUp)
+		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NotFetched("a.test", "/y"))
+	})
+}

@@ -1,0 +1,131 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/robots"
+)
+
+var errIs = errors.Is
+
+// C1: robots.txt is read before the first request to each origin and
+// obeyed; every later request to the origin uses the cached copy.
+func TestRobots_C1_ReadFirstAndObeyed(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "User-agent: *\nDisallow: /private\nAllow: /private/ok$\n\nUser-agent: TestBot\nDisallow: /nottest\n").
+		Handle("/private/ok", fetchtest.HTML("ok")).
+		Handle("/page", fetchtest.HTML("page")).
+		Handle("/nottest", fetchtest.HTML("x"))
+	site(w, "b.test", "User-agent: *\nDisallow: /\n")
+	f := mustFetcher(t, bot)
+
+	get(t, f, "http://a.test/page", fetch.OK)
+	get(t, f, "http://a.test/private", fetch.OK) // TestBot's own group wins over *
+	get(t, f, "http://a.test/nottest", fetch.Disallowed)
+	get(t, f, "http://A.TEST/Nottest", fetch.OK) // paths are case-sensitive
+	get(t, f, "http://b.test/", fetch.Disallowed)
+	get(t, f, "http://a.test:80/page", fetch.OK) // same origin
+
+	reqs := w.Requests()
+	if reqs[0].Path != "/robots.txt" || reqs[0].Host != "a.test" {
+		t.Errorf("first request was %s", reqs[0].URL())
+	}
+	if n := w.Count("a.test", "/robots.txt"); n != 1 {
+		t.Errorf("a.test robots.txt fetched %d times, want 1", n)
+	}
+	if n := w.Count("b.test", ""); n != 1 {
+		t.Errorf("b.test got %d requests, want only robots.txt", n)
+	}
+	w.Check(t, w.ObeysRobots(testAgent), fetchtest.NotFetched("a.test", "/nottest"))
+}
+
+// C2, H5, D8: robots.txt fetch outcomes. 4xx allows all; 5xx, a reset or a
+// timeout closes the site (Unreachable, distinct from a rule); redirects
+// are followed.
+func TestRobots_C2_H5_D8_Outcomes(t *testing.T) {
+	tests := []struct {
+		name   string
+		robots http.Handler
+		want   fetch.Outcome
+	}{
+		{"missing", nil, fetch.OK},
+		{"404", fetchtest.Status(http.StatusNotFound), fetch.OK},
+		{"403", fetchtest.Status(http.StatusForbidden), fetch.OK},
+		{"500", fetchtest.Status(http.StatusInternalServerError), fetch.Unreachable},
+		{"503", fetchtest.RetryAfter(http.StatusServiceUnavailable, ""), fetch.Unreachable},
+		{"reset", fetchtest.Reset(), fetch.Unreachable},
+		{"redirect to disallow", fetchtest.Redirect("/real-robots.txt", http.StatusMovedPermanently), fetch.Disallowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, bot := loopback(t)
+			h := w.Host("a.test").Handle("/", fetchtest.HTML("home")).
+				Handle("/real-robots.txt", fetchtest.Robots("User-agent: *\nDisallow: /\n"))
+			if tt.robots != nil {
+				h.Handle("/robots.txt", tt.robots)
+			}
+			bot.Politeness.BreakerThreshold = -1
+			f := mustFetcher(t, bot)
+			p := get(t, f, "http://a.test/", tt.want)
+			if tt.want == fetch.Unreachable {
+				_, err := f.Get(context.Background(), "http://a.test/")
+				if !errors.Is(err, robots.ErrUnreachable) || !errors.Is(err, robots.ErrDisallowed) {
+					t.Errorf("err %v: want robots.ErrUnreachable", err)
+				}
+				if p.Status != 0 {
+					t.Errorf("status %d for a page never fetched", p.Status)
+				}
+			}
+			if tt.want != fetch.OK {
+				w.Check(t, fetchtest.NotFetched("a.test", "/"))
+			}
+		})
+	}
+}
+
+// D8, H5: a robots.txt that does not answer within the robots timeout means
+// the page is not fetched (in fake time: the 10 s timeout passes at once).
+func TestRobots_D8_TimeoutMeansNotFetched(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Hang()).Handle("/", fetchtest.HTML("home"))
+		bot := memBot(w)
+		bot.RobotsTimeout = 10 * time.Second
+		f := mustFetcher(t, bot)
+		start := time.Now()
+		get(t, f, "http://a.test/", fetch.Unreachable)
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("gave up after %v, want the 10s robots timeout", d)
+		}
+		synctest.Wait()
+		w.Check(t, fetchtest.NotFetched("a.test", "/"))
+	})
+}
+
+// C1: a redirect into a disallowed path is not followed: robots is checked
+// on every hop, also on another host.
+func TestRobots_C1_RedirectIntoDisallowedNotFetched(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "User-agent: *\nDisallow: /private\n").
+		Handle("/go", fetchtest.Redirect("/private/x", 0)).
+		Handle("/away", fetchtest.Redirect("http://b.test/secret", 0))
+	site(w, "b.test", "User-agent: *\nDisallow: /secret\n")
+	f := mustFetcher(t, bot)
+	p := get(t, f, "http://a.test/go", fetch.Disallowed)
+	if p.FinalURL != "http://a.test/private/x" {
+		t.Errorf("FinalURL %q", p.FinalURL)
+	}
+	get(t, f, "http://a.test/away", fetch.Disallowed)
+	w.Check(t, w.ObeysRobots(testAgent), fetchtest.NotFetched("a.test", "/private/x"), fetchtest.NotFetched("b.test", "/secret"))
+	if w.Count("b.test", "/robots.txt") != 1 {
+		t.Error("b.test robots.txt not read before the redirect hop")
+	}
+}
