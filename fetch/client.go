@@ -182,12 +182,12 @@ func newChain(bot Bot) (*chain, error) {
 		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, Store: bot.RobotsStore, Logger: bot.Logger}
 	}
 	pol := &politeness.Transport{
-		Base:   rt,
-		Policy: bot.Politeness,
-		Gate:   bot.Gate,
-		Logger: bot.Logger,
+		Base:       rt,
+		Policy:     bot.Politeness,
+		Gate:       bot.Gate,
+		Logger:     bot.Logger,
 		CrawlDelay: c.crawlDelay,
-		Observe: bot.Observe,
+		Observe:    bot.Observe,
 	}
 	c.inner = pol
 	if bot.Robots == nil {
