@@ -55,20 +55,26 @@ type packedState struct {
 	strikes, slow, successes, failures                     int32
 }
 
+// Bounds of the instants that fit int64 nanoseconds, in Unix seconds.
+const (
+	minPackSec = math.MinInt64/int64(time.Second) + 1
+	maxPackSec = math.MaxInt64/int64(time.Second) - 1
+)
+
 func packTime(t time.Time) int64 {
-	switch {
-	case t.IsZero():
+	if t.IsZero() {
 		return 0
-	case t.Year() > 2261:
+	}
+	switch sec := t.Unix(); {
+	case sec > maxPackSec:
 		return math.MaxInt64
-	case t.Year() < 1678:
+	case sec < minPackSec:
 		return math.MinInt64
 	}
-	n := t.UnixNano()
-	if n == 0 {
-		return 1 // keep "set" distinct from "zero"
+	if n := t.UnixNano(); n != 0 {
+		return n
 	}
-	return n
+	return 1 // keep "set" distinct from "zero"
 }
 
 func unpackTime(n int64) time.Time {
@@ -113,8 +119,18 @@ const sweepCheckEvery = 256 // Acquire calls between two looks at the clock
 // Acquire implements [Gate]. While ready asks to wait, the lease stays held,
 // so the waiters behind keep their order.
 func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State) (time.Duration, error)) (Lease, error) {
-	if err := ctx.Err(); err != nil {
+	l := new(memLease)
+	if err := g.acquire(ctx, host, ready, l); err != nil {
 		return nil, err
+	}
+	return l, nil
+}
+
+// acquire is Acquire filling in a lease the caller allocated (the Transport
+// embeds it in its response body wrapper to save an allocation).
+func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State) (time.Duration, error), l *memLease) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	g.mu.Lock()
 	g.maybeSweepLocked()
@@ -130,7 +146,7 @@ func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State)
 		e.held = true
 		g.mu.Unlock()
 	} else if err := g.waitTurnLocked(ctx, host, e); err != nil {
-		return nil, err
+		return err
 	}
 	var timer *time.Timer
 	for {
@@ -140,10 +156,11 @@ func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State)
 		d, err := ready(st)
 		if err != nil {
 			g.releaseLocking(host, e, st)
-			return nil, err
+			return err
 		}
 		if d <= 0 {
-			return &memLease{g: g, host: host, e: e, st: pack(st)}, nil
+			*l = memLease{g: g, host: host, e: e, st: pack(st)}
+			return nil
 		}
 		if timer == nil {
 			timer = time.NewTimer(d)
@@ -155,7 +172,7 @@ func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State)
 		case <-timer.C:
 		case <-ctx.Done():
 			g.releaseLocking(host, e, st)
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }

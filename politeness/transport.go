@@ -252,7 +252,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.readyers.Get().(*readyer)
 	r.t, r.host = t, host
 	r.deadline, r.hasDeadline = ctx.Deadline()
-	lease, err := t.gate.Acquire(ctx, host, r.fn)
+	var lease Lease
+	var b *body
+	var err error
+	if mg, ok := t.gate.(*MemoryGate); ok {
+		b = new(body) // holds the lease too: one allocation
+		if err = mg.acquire(ctx, host, r.fn, &b.mem); err == nil {
+			lease = &b.mem
+		}
+	} else {
+		lease, err = t.gate.Acquire(ctx, host, r.fn)
+	}
 	*r = readyer{fn: r.fn}
 	t.readyers.Put(r)
 	if err != nil {
@@ -268,19 +278,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 
 	resp, err := t.base().RoundTrip(req)
-	now := time.Now()
 	st := lease.State()
 	if err != nil {
+		now := time.Now()
 		st = t.afterFailure(ctx, host, st, now, err)
 		t.release(lease, st, req.URL, now)
 		return nil, err
 	}
-	st = t.afterResponse(host, st, resp, now)
+	st = t.afterResponse(host, st, resp)
 	if resp.Body == nil || resp.Body == http.NoBody {
-		t.release(lease, st, req.URL, now)
+		t.release(lease, st, req.URL, time.Now())
 		return resp, nil
 	}
-	resp.Body = &body{rc: resp.Body, t: t, lease: lease, next: st, u: req.URL}
+	if b == nil {
+		b = new(body)
+	}
+	b.rc, b.t, b.lease, b.next, b.u = resp.Body, t, lease, st, req.URL
+	resp.Body = b
 	return resp, nil
 }
 
@@ -305,9 +319,9 @@ func (t *Transport) afterFailure(ctx context.Context, host string, st State, now
 	return st
 }
 
-// afterResponse updates the state for an answer received at now: a pause,
+// afterResponse updates the state for an answer received now: a pause,
 // give-up and slow-down for a rate limit, easing and resets otherwise.
-func (t *Transport) afterResponse(host string, st State, resp *http.Response, now time.Time) State {
+func (t *Transport) afterResponse(host string, st State, resp *http.Response) State {
 	p := &t.Policy
 	st.Failures = 0
 	st.DownUntil = time.Time{}
@@ -322,6 +336,7 @@ func (t *Transport) afterResponse(host string, st State, resp *http.Response, no
 		}
 		return st
 	}
+	now := time.Now()
 	st.Strikes++
 	st.Successes = 0
 	st.Slow = min(st.Slow+1, p.maxSlowdown())
@@ -391,6 +406,7 @@ type body struct {
 	next  State
 	u     *url.URL
 	done  atomic.Bool
+	mem   memLease // the lease when the gate is a MemoryGate
 }
 
 func (b *body) Read(p []byte) (int, error) {

@@ -1,0 +1,226 @@
+package politeness_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+// eofBody is an empty response body; it does not allocate.
+type eofBody struct{}
+
+func (eofBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (eofBody) Close() error             { return nil }
+
+// bareRT is the in-memory baseline: one allocation (the Response) per call.
+type bareRT struct{}
+
+func (bareRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Body: eofBody{}, Request: req}, nil
+}
+
+func roundTripOnce(b *testing.B, rt http.RoundTripper, req *http.Request) {
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// BenchmarkOverhead compares one request through the bare in-memory
+// RoundTripper with the same request through a Transport with zero delay.
+// The overhead is the difference of the two ns/op and allocs/op.
+func BenchmarkOverhead(b *testing.B) {
+	req, _ := http.NewRequest(http.MethodGet, "https://example.com/page", nil)
+	b.Run("bare", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			roundTripOnce(b, bareRT{}, req)
+		}
+	})
+	b.Run("politeness", func(b *testing.B) {
+		tr := &politeness.Transport{Base: bareRT{}, Policy: politeness.Policy{MinDelay: -1}}
+		b.ReportAllocs()
+		for b.Loop() {
+			roundTripOnce(b, tr, req)
+		}
+	})
+	b.Run("politeness-parallel-64hosts", func(b *testing.B) {
+		tr := &politeness.Transport{Base: bareRT{}, Policy: politeness.Policy{MinDelay: -1}}
+		var next atomic.Int64
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			r, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("https://h%d.example/", next.Add(1)%64), nil)
+			for pb.Next() {
+				roundTripOnce(b, tr, r)
+			}
+		})
+	})
+}
+
+// timedRT measures each request's latency below the Transport: from the
+// call to Base to the end of the body.
+type timedRT struct {
+	base  http.RoundTripper
+	nanos atomic.Int64
+	count atomic.Int64
+}
+
+func (t *timedRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	t0 := time.Now()
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &timedBody{ReadCloser: resp.Body, t: t, t0: t0}
+	return resp, nil
+}
+
+type timedBody struct {
+	io.ReadCloser
+	t    *timedRT
+	t0   time.Time
+	done bool
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.end()
+	}
+	return n, err
+}
+
+func (b *timedBody) Close() error { b.end(); return b.ReadCloser.Close() }
+
+func (b *timedBody) end() {
+	if !b.done {
+		b.done = true
+		b.t.nanos.Add(int64(time.Since(b.t0)))
+		b.t.count.Add(1)
+	}
+}
+
+// BenchmarkThroughput200Hosts drives 200 loopback hosts with a 20 ms delay
+// for about two seconds (run it with -benchtime=1x) and reports achieved
+// requests/s against the theoretical hosts/(delay+latency), latency being
+// the mean request time below the Transport measured in the same run, and
+// the invariant violations the checker found (overlap, gap below delay).
+func BenchmarkThroughput200Hosts(b *testing.B) {
+	const (
+		hosts    = 200
+		delay    = 20 * time.Millisecond
+		duration = 2 * time.Second
+	)
+	for b.Loop() {
+		sites := make([]*site, hosts)
+		for i := range sites {
+			s := &site{}
+			s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				s.mu.Lock()
+				if s.busy {
+					s.overlaps++
+				}
+				s.busy = true
+				n := len(s.recs)
+				s.recs = append(s.recs, rec{host: s.URL, start: time.Now()})
+				s.mu.Unlock()
+				io.WriteString(w, "ok")
+				s.mu.Lock()
+				s.busy = false
+				s.recs[n].end, s.recs[n].status = time.Now(), 200
+				s.mu.Unlock()
+			}))
+			sites[i] = s
+		}
+		base := &http.Transport{MaxIdleConnsPerHost: 2}
+		timed := &timedRT{base: base}
+		c := &http.Client{Transport: &politeness.Transport{Base: timed, Policy: politeness.Policy{MinDelay: delay}}}
+		ctx, cancel := context.WithTimeout(context.Background(), duration)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, s := range sites {
+			for range 2 { // two callers per host: the next turn is always claimed
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+						resp, err := c.Do(req)
+						if err != nil {
+							continue
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				})
+			}
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		cancel()
+		bad := 0
+		for _, s := range sites {
+			bad += len(violations(s.records(), constGap(delay))) + s.overlaps
+		}
+		base.CloseIdleConnections()
+		for _, s := range sites {
+			s.Close()
+		}
+		n := timed.count.Load()
+		latency := time.Duration(timed.nanos.Load() / max(n, 1))
+		achieved := float64(n) / elapsed.Seconds()
+		theory := float64(hosts) / (delay + latency).Seconds()
+		b.ReportMetric(achieved, "req/s")
+		b.ReportMetric(theory, "theory-req/s")
+		b.ReportMetric(float64(latency.Microseconds()), "latency-µs")
+		b.ReportMetric(100*achieved/theory, "efficiency-%")
+		b.ReportMetric(float64(bad), "violations")
+	}
+}
+
+// BenchmarkMemoryPerHost touches one million hosts once through a Transport
+// (zero delay, in-memory RoundTripper) and reports the heap held per tracked
+// host, then the heap per host left after the idle time and a sweep.
+func BenchmarkMemoryPerHost(b *testing.B) {
+	const hosts = 1_000_000
+	for b.Loop() {
+		gate := politeness.NewMemoryGate()
+		tr := &politeness.Transport{Base: bareRT{}, Gate: gate,
+			Policy: politeness.Policy{MinDelay: -1, IdleTime: time.Millisecond}}
+		before := heap()
+		req, _ := http.NewRequest(http.MethodGet, "https://example.com/", nil)
+		for i := range hosts {
+			req.URL.Host = fmt.Sprintf("h%07d.example", i)
+			roundTripOnce(b, tr, req)
+		}
+		held := heap()
+		if n := gate.Len(); n != hosts {
+			b.Fatalf("gate tracks %d hosts, want %d", n, hosts)
+		}
+		time.Sleep(5 * time.Millisecond) // let the 1 ms idle time pass; not a proof of a wait
+		gate.Sweep()
+		after := heap()
+		if n := gate.Len(); n != 0 {
+			b.Fatalf("gate still tracks %d hosts after the idle time", n)
+		}
+		b.ReportMetric(float64(held-before)/hosts, "B/host")
+		b.ReportMetric(float64(after-before)/hosts, "B/host-after-idle")
+		runtime.KeepAlive(tr)
+	}
+}
+
+func heap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
