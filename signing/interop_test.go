@@ -1,0 +1,131 @@
+package signing_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/signing"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+// npmWebBotAuth pins Cloudflare's verifier: the newest 0.1.x the registry
+// lists (`npm view web-bot-auth versions`: 0.1.2, 0.1.3).
+const npmWebBotAuth = "web-bot-auth@0.1.3"
+
+var interopOnce sync.Once // the npm install runs at most once per test binary
+
+// TestInterop_D2_NpmWebBotAuth checks both directions against Cloudflare's
+// npm web-bot-auth: our quoted-string signature verifies with theirs, and
+// theirs verifies with ours. It skips when node or npm is missing, or when
+// the install fails (offline), and in -short mode.
+func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop needs npm; skipped in -short mode")
+	}
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("node or npm not installed")
+	}
+	ran := false
+	interopOnce.Do(func() { ran = true })
+	if !ran {
+		t.Skip("interop already ran in this test binary")
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "interop", "wba.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "wba.mjs"), script, 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private":true,"type":"module"}`), 0o600))
+	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
+	defer cancel()
+	install := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", npmWebBotAuth)
+	install.Dir = dir
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("npm install %s failed (offline?): %v\n%s", npmWebBotAuth, err, out)
+	}
+
+	run := func(job map[string]any) map[string]any {
+		t.Helper()
+		in, _ := json.Marshal(job)
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, "wba.mjs")
+		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node: %v\n%s", err, out)
+		}
+		var ans map[string]any
+		if err := json.Unmarshal(out, &ans); err != nil {
+			t.Fatalf("node answer %q: %v", out, err)
+		}
+		return ans
+	}
+
+	key := signingtest.DirectoriesKey()
+	pubJWK, err := signing.MarshalPublicKeyJWK(pub(key))
+	must(t, err)
+	privJWK, err := signing.MarshalPrivateKeyJWK(key)
+	must(t, err)
+	const target = "https://example.com/listing?id=7"
+
+	t.Run("ours verified by theirs", func(t *testing.T) {
+		s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: signing.QuotedString, Nonce: true}
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		must(t, s.Sign(req))
+		headers := map[string]string{}
+		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
+			headers[h] = req.Header.Get(h)
+		}
+		ans := run(map[string]any{"mode": "verify", "url": target, "headers": headers, "jwk": json.RawMessage(pubJWK)})
+		if ans["ok"] != true {
+			t.Fatalf("web-bot-auth rejects our signature: %v\n%v", ans["error"], headers)
+		}
+		// And a tampered one is refused by them too (the check is real).
+		headers["Signature-Agent"] = `"https://evil.example"`
+		if ans := run(map[string]any{"mode": "verify", "url": target, "headers": headers, "jwk": json.RawMessage(pubJWK)}); ans["ok"] == true {
+			t.Fatal("web-bot-auth accepted a tampered signature")
+		}
+	})
+
+	t.Run("theirs verified by ours", func(t *testing.T) {
+		ans := run(map[string]any{"mode": "sign", "url": target, "agent": `"https://directories.prosvita.io"`, "jwk": json.RawMessage(privJWK)})
+		hs, ok := ans["headers"].(map[string]any)
+		if !ok {
+			t.Fatalf("web-bot-auth could not sign: %v", ans)
+		}
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		for k, v := range hs {
+			req.Header.Set(k, v.(string))
+		}
+		ks, err := signing.NewKeySet(pub(key))
+		must(t, err)
+		res, err := (&signing.Verifier{Keys: ks}).Verify(req)
+		if err != nil {
+			t.Fatalf("our verifier rejects web-bot-auth's signature: %v\n%v", err, hs)
+		}
+		if res.Agent != "https://directories.prosvita.io" || res.Form != signing.QuotedString {
+			t.Errorf("result %+v", res)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
