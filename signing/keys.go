@@ -90,15 +90,23 @@ func PublicJWK(pub ed25519.PublicKey) (jwk.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := jwk.FromRaw(pub)
+	k, err := jwkWithKID(pub, kid)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.Set(jwk.KeyUsageKey, "sig"); err != nil {
+		return nil, keyError("jwk use: %v", err)
+	}
+	return k, nil
+}
+
+func jwkWithKID(raw any, kid string) (jwk.Key, error) {
+	k, err := jwk.FromRaw(raw)
 	if err != nil {
 		return nil, keyError("jwk: %v", err)
 	}
 	if err := k.Set(jwk.KeyIDKey, kid); err != nil {
 		return nil, keyError("jwk kid: %v", err)
-	}
-	if err := k.Set(jwk.KeyUsageKey, "sig"); err != nil {
-		return nil, keyError("jwk use: %v", err)
 	}
 	return k, nil
 }
@@ -113,12 +121,9 @@ func MarshalPrivateKeyJWK(key ed25519.PrivateKey) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := jwk.FromRaw(key)
+	k, err := jwkWithKID(key, kid)
 	if err != nil {
-		return nil, keyError("jwk: %v", err)
-	}
-	if err := k.Set(jwk.KeyIDKey, kid); err != nil {
-		return nil, keyError("jwk kid: %v", err)
+		return nil, err
 	}
 	return json.Marshal(k)
 }
