@@ -13,7 +13,7 @@ import (
 // occurrence of any marker covers s consecutive gram positions, and one of
 // them is a multiple of s. So the scan looks only at text positions 0, s, 2s,
 // …: it loads the four bytes there, folds them (OR 0x20, a superset of ASCII
-// case folding), hashes them and tests a 32 Kibit filter. A marker registers
+// case folding), hashes them and tests a 128 Kibit filter. A marker registers
 // the s grams of its least common window, each with its offset, so a filter
 // hit names the candidate (marker, start) pairs, which are verified with an
 // exact ASCII case-insensitive compare. Markers shorter than gramLen (only in
@@ -21,8 +21,8 @@ import (
 
 const (
 	gramLen    = 4
-	filterBits = 15 // 32 Kibit = 4 KiB filter
-	bucketBits = 11 // 2048 candidate lists
+	filterBits = 17 // 128 Kibit = 16 KiB filter
+	bucketBits = 13 // 8192 candidate lists
 	maxStride  = 12
 )
 
