@@ -1,0 +1,61 @@
+// Package redisgate is a [politeness.Gate] backed by Redis, so that a fleet of
+// crawler processes, on one machine or many, keeps every per-host promise
+// together: one request in flight per host across the fleet, and the gap,
+// pauses, backoff and breaker state (the host's [politeness.State]) shared.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+//	gate := redisgate.New(rdb, nil)
+//	defer gate.Close()
+//	client := &http.Client{Transport: &politeness.Transport{Gate: gate}}
+//
+// It is a subpackage so that the politeness package itself stays free of
+// dependencies; it uses github.com/redis/go-redis/v9, the Redis project's own
+// Go client.
+//
+// # How it works
+//
+// Each host has a lease key holding the holder's random token, set with SET NX
+// and a time-to-live (Options.LeaseTTL, 10 s by default), and a State key
+// holding the State as JSON (new State fields need no change here). Taking,
+// renewing and releasing a lease are Lua scripts, so each is atomic; a release
+// stores the next State only if the token still matches. A holder renews its
+// lease every LeaseTTL/3 while it holds it, so a slow download keeps its turn,
+// and a worker that crashes (even by SIGKILL) blocks its hosts for at most one
+// LeaseTTL.
+//
+// Waiting does not poll. Within one process, callers for a host queue in
+// arrival order and only the first talks to Redis. It sleeps until the lease
+// is released (every release is published on one channel, to which each gate
+// subscribes once), until the lease's own expiry, or at most Options.MaxWait.
+// When the Transport's ready callback asks for a wait, the gate sleeps for
+// exactly that long: holding the lease for waits up to LeaseTTL (the host's
+// next request is then this caller's), releasing it for longer pauses so that
+// other processes can see the host's State and sleep too.
+//
+// # Failures
+//
+// The gate fails closed: when Redis cannot be reached, Acquire returns an
+// *[Error] matching [ErrUnavailable] (and the network cause), and the caller
+// gets no lease, so the politeness Transport sends no request. A caller that
+// prefers to carry on with local pacing can fall back to a
+// [politeness.MemoryGate] on that error.
+//
+// A Redis restart without persistence loses every lease and State. The gate
+// notices (a marker key is gone) and grants no lease until Options.Fence after
+// the server's start (LeaseTTL plus one minute by default). Meanwhile holders
+// from before the restart re-assert their leases and store their States, so
+// no request overlaps another and no gap is cut short. The fence also applies
+// to the first use of a Redis server that started less than Fence ago.
+//
+// The guarantees assume that each process's renewals reach Redis within
+// LeaseTTL: a process frozen or cut off from Redis for longer than LeaseTTL
+// while its request is still running cannot be stopped by the gate, and its
+// release then fails with [ErrLeaseLost]. Configure Redis with a
+// non-evicting maxmemory policy (noeviction or volatile-*), since the lease
+// and State keys must not be evicted. State keys expire at State.Expires.
+// Pacing uses each worker's wall clock (State times are instants), so keep
+// the workers' clocks synchronised (NTP).
+//
+// All keys of a gate share one Redis Cluster hash tag (see Options.Prefix),
+// so the gate works on a cluster but uses one shard.
+package redisgate

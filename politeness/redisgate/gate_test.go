@@ -1,0 +1,276 @@
+package redisgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/gatetest"
+	"github.com/redis/go-redis/v9"
+)
+
+func proceed(politeness.State) (time.Duration, error) { return 0, nil }
+
+// The Gate contract, as the in-memory gate keeps it: C3, D10 (one holder per
+// host, FIFO within a process, State round trip, ready semantics).
+func TestGate_C3_D10_Conformance(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	gatetest.Run(t, func(t *testing.T) politeness.Gate {
+		return newTestGate(t, c, testPrefix(), nil)
+	})
+}
+
+// Two gates on one prefix stand for two processes: a host held by one is not
+// granted by the other until released, and the waiter is woken by the
+// release (not by MaxWait), then sees the State the first stored (C3).
+func TestGate_C3_TwoProcessesShareHost(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	prefix := testPrefix()
+	a := newTestGate(t, c, prefix, nil)
+	b := newTestGate(t, newClient(t, redisAddr), prefix, &Options{MaxWait: 10 * time.Second})
+	ctx := context.Background()
+	const host = "http://shared.test:80"
+
+	la, err := a.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if lb, err := b.Acquire(short, host, proceed); !errors.Is(err, context.DeadlineExceeded) {
+		if lb != nil {
+			_ = lb.Release(politeness.State{})
+		}
+		t.Fatalf("second process got the held host: %v", err)
+	}
+
+	type got struct {
+		l   politeness.Lease
+		err error
+		at  time.Time
+	}
+	done := make(chan got, 1)
+	go func() {
+		l, err := b.Acquire(ctx, host, proceed)
+		done <- got{l, err, time.Now()}
+	}()
+	time.Sleep(50 * time.Millisecond) // let b wait in Redis; the check is the wake-up below
+	want := politeness.State{NotBefore: time.Now().Add(time.Minute).Round(0), Strikes: 2}
+	released := time.Now()
+	if err := la.Release(want); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if d := r.at.Sub(released); d > time.Second {
+		t.Errorf("waiter took %v to notice the release (MaxWait 10s): no wake-up", d)
+	}
+	if st := r.l.State(); !st.NotBefore.Equal(want.NotBefore) || st.Strikes != 2 {
+		t.Errorf("second process saw %+v, want %+v", st, want)
+	}
+	if err := r.l.Release(politeness.State{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A holder that stops renewing (a crashed process) blocks its host for about
+// one LeaseTTL, no longer; a live holder keeps its host however long its
+// request takes.
+func TestGate_C3_LeaseTTL(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	const ttl = 600 * time.Millisecond // renewals every 200ms, even under -race on a busy machine
+	prefix := testPrefix()
+	a := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
+	b := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
+	ctx := context.Background()
+
+	t.Run("LiveHolderKeepsHost", func(t *testing.T) {
+		const host = "http://slow.test:80"
+		la, err := a.Acquire(ctx, host, proceed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The request outlasts two TTLs; b must not get in meanwhile.
+		short, cancel := context.WithTimeout(ctx, 2*ttl)
+		defer cancel()
+		if lb, err := b.Acquire(short, host, proceed); !errors.Is(err, context.DeadlineExceeded) {
+			if lb != nil {
+				_ = lb.Release(politeness.State{})
+			}
+			t.Fatalf("host granted while its holder renews: %v", err)
+		}
+		if err := la.Release(politeness.State{}); err != nil {
+			t.Fatalf("release after renewals: %v", err)
+		}
+	})
+
+	t.Run("CrashedHolderExpires", func(t *testing.T) {
+		const host = "http://crash.test:80"
+		la, err := a.Acquire(ctx, host, proceed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crashed := time.Now()
+		la.(*lease).stopRenewing() // the process dies: no renewal, no release
+		lb, err := b.Acquire(ctx, host, proceed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waited := time.Since(crashed)
+		if waited < ttl/2 || waited > ttl+time.Second {
+			t.Errorf("host free %v after its holder died, want about the TTL %v", waited, ttl)
+		}
+		if err := la.Release(politeness.State{Strikes: 9}); !errors.Is(err, ErrLeaseLost) ||
+			!errors.Is(err, politeness.ErrLeaseReleased) {
+			t.Errorf("release of an expired, taken-over lease = %v, want ErrLeaseLost", err)
+		}
+		if err := lb.Release(politeness.State{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A wait longer than LeaseTTL (a pause) lets the others read the State
+// meanwhile; a short one keeps the lease.
+func TestGate_C4_LongWaitFreesLease(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	const ttl = 200 * time.Millisecond
+	prefix := testPrefix()
+	a := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
+	b := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
+	ctx := context.Background()
+	const host = "http://paused.test:80"
+	pause := politeness.State{NotBefore: time.Now().Add(2 * ttl), PauseUntil: time.Now().Add(2 * ttl)}
+	l, err := a.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(pause); err != nil {
+		t.Fatal(err)
+	}
+	until := func(s politeness.State) (time.Duration, error) { return time.Until(s.NotBefore), nil }
+	first := make(chan error, 1)
+	go func() {
+		l, err := a.Acquire(ctx, host, until)
+		if err == nil {
+			err = l.Release(l.State())
+		}
+		first <- err
+	}()
+	time.Sleep(ttl / 4) // a is now in its long wait
+	seen := make(chan politeness.State, 1)
+	short, cancel := context.WithTimeout(ctx, ttl)
+	defer cancel()
+	_, err = b.Acquire(short, host, func(s politeness.State) (time.Duration, error) {
+		seen <- s
+		return 0, errors.New("only looking")
+	})
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("other process could not read the State during a long wait: %v", err)
+	}
+	if s := <-seen; !s.PauseUntil.Equal(pause.PauseUntil) {
+		t.Errorf("other process saw %+v, want the pause", s)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Fail closed: with Redis unreachable, Acquire returns a typed error that
+// errors.Is/As see through wrapping (C7), and ready is never called.
+func TestGate_C7_UnreachableFailsClosed(t *testing.T) {
+	addr, err := freeAddr() // nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	g := newTestGate(t, c, testPrefix(), nil)
+	called := false
+	l, err := g.Acquire(context.Background(), "http://down.test:80", func(politeness.State) (time.Duration, error) {
+		called = true
+		return 0, nil
+	})
+	if l != nil || called {
+		t.Fatal("lease granted without Redis")
+	}
+	wrapped := &url.Error{Op: "Get", URL: "http://down.test/", Err: fmt.Errorf("politeness: %w", err)}
+	var ge *Error
+	switch {
+	case !errors.Is(wrapped, ErrUnavailable):
+		t.Errorf("error %v does not match ErrUnavailable", err)
+	case !errors.Is(wrapped, syscall.ECONNREFUSED):
+		t.Errorf("error %v does not carry the network cause", err)
+	case !errors.As(wrapped, &ge) || ge.Op != "acquire" || ge.Host != "http://down.test:80":
+		t.Errorf("errors.As(*Error) = %+v", ge)
+	}
+	t.Log(err)
+}
+
+func TestGate_BadStateAndClose(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	prefix := testPrefix()
+	g := newTestGate(t, c, prefix, nil)
+	ctx := context.Background()
+	const host = "http://garbled.test:80"
+	if err := c.Set(ctx, g.stateKey(host), "{not json", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Acquire(ctx, host, proceed); !errors.Is(err, ErrBadState) {
+		t.Fatalf("Acquire on garbled State = %v, want ErrBadState", err)
+	}
+	if n, _ := c.Exists(ctx, g.leaseKey(host)).Result(); n != 0 {
+		t.Error("lease kept after a bad State")
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Acquire(ctx, "http://other.test:80", proceed); !errors.Is(err, ErrClosed) {
+		t.Errorf("Acquire after Close = %v, want ErrClosed", err)
+	}
+}
+
+// After Redis lost its data, a holder's renewal re-asserts its lease (so no
+// one else gets the host) and its release still stores the State (so the gap
+// is kept).
+func TestGate_C3_ReassertAfterDataLoss(t *testing.T) {
+	c := newClient(t, needRedis(t))
+	const ttl = 150 * time.Millisecond
+	g := newTestGate(t, c, testPrefix(), &Options{LeaseTTL: ttl})
+	ctx := context.Background()
+	const host = "http://lost.test:80"
+	l, err := g.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := l.(*lease).token
+	if err := c.Del(ctx, g.leaseKey(host), g.stateKey(host)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Get(ctx, g.leaseKey(host)).Val() != token {
+		if time.Now().After(deadline) {
+			t.Fatal("lease not re-asserted after the data loss")
+		}
+		time.Sleep(ttl / 10) // waiting for the renewal goroutine
+	}
+	next := politeness.State{NotBefore: time.Now().Add(time.Minute).Round(0)}
+	if err := l.Release(next); err != nil {
+		t.Fatal(err)
+	}
+	l, err = g.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.State().NotBefore.Equal(next.NotBefore) {
+		t.Errorf("State after loss = %+v, want %+v", l.State(), next)
+	}
+	_ = l.Release(politeness.State{})
+}

@@ -1,0 +1,99 @@
+package redisgate
+
+import "github.com/redis/go-redis/v9"
+
+// The scripts keep every decision atomic on the server. Keys (all under
+// Options.Prefix): the epoch marker, and per host a lease (a string holding
+// the holder's random token, with a TTL) and a State (JSON, optionally with an
+// expiry). Times inside scripts come from the server's clock (TIME), so the
+// fence does not depend on the workers' clocks.
+
+// acquireScript takes host's lease if it is free (or already ours).
+//
+//	KEYS: epoch, lease, state   ARGV: token, lease TTL ms, fence ms (<= 0: none)
+//	-> {1, state JSON or nil}   lease taken
+//	-> {0, lease PTTL ms}       lease held by someone else
+//	-> {2, ms left}             Redis lost its data recently: fenced
+//
+// The epoch key marks a Redis that has seen this gate. When it is missing
+// (first use of this Redis, or a restart that lost the data), the fence runs
+// until the server's start time plus the fence length: leases and States lost
+// in a restart belong to requests that began before the server started, and
+// their holders re-assert or finish within the fence.
+var acquireScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local fence = redis.call('GET', KEYS[1])
+if fence then
+  fence = tonumber(fence) or 0
+else
+  fence = 0
+  local f = tonumber(ARGV[3])
+  if f > 0 then
+    local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) or 0
+    fence = now - up * 1000 + f
+  end
+  redis.call('SET', KEYS[1], string.format('%d', fence))
+end
+if fence > now then
+  return {2, fence - now}
+end
+local cur = redis.call('GET', KEYS[2])
+if cur == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return {1, redis.call('GET', KEYS[3])}
+end
+if not cur then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+  return {1, redis.call('GET', KEYS[3])}
+end
+return {0, redis.call('PTTL', KEYS[2])}
+`)
+
+// touchScript renews a held lease and reads the State.
+//
+//	KEYS: lease, state   ARGV: token, lease TTL ms
+//	-> {1, state}  still ours, TTL renewed
+//	-> {2, state}  the lease had vanished with the State (Redis lost its data):
+//	               re-asserted for us
+//	-> {0, nil}    lost: someone else holds it, or another holder has come
+//	               and gone since ours expired
+var touchScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1, redis.call('GET', KEYS[2])}
+end
+if cur or redis.call('EXISTS', KEYS[2]) == 1 then
+  return {0, false}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {2, false}
+`)
+
+// releaseScript frees a held lease, storing the next State or keeping the
+// current one, and publishes the host on the wake channel.
+//
+//	KEYS: lease, state   ARGV: token, "s" (store) or "k" (keep), state JSON,
+//	                     expire-at unix ms ("0": none), channel, host
+//	-> 1 released   0 lost (nothing written)
+var releaseScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  if cur or redis.call('EXISTS', KEYS[2]) == 1 then
+    return 0
+  end
+end
+if ARGV[2] == 's' then
+  if ARGV[4] ~= '0' then
+    redis.call('SET', KEYS[2], ARGV[3], 'PXAT', ARGV[4])
+  else
+    redis.call('SET', KEYS[2], ARGV[3])
+  end
+end
+if cur then
+  redis.call('DEL', KEYS[1])
+end
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1
+`)
