@@ -309,3 +309,70 @@ func TestDirectory_D2_Served(t *testing.T) {
 		t.Errorf("POST: %d", rec.Code)
 	}
 }
+
+// TestConcurrent: many requests verified at once share one directory fetch,
+// and one Signer signs from many goroutines (run with -race).
+func TestConcurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := newMem()
+		key := signingtest.BothyKey()
+		mem.handle("bothy.tools", &signing.Directory{Keys: signers(key)})
+		v := &signing.Verifier{Client: &http.Client{Transport: mem}}
+		s := &signing.Signer{Key: key, Agent: "https://bothy.tools", Form: signing.Dictionary, Nonce: true}
+		errs := make(chan error, 20)
+		for range 20 {
+			go func() {
+				req := httptest.NewRequest(http.MethodGet, "https://site.example/", nil)
+				if err := s.Sign(req); err != nil {
+					errs <- err
+					return
+				}
+				_, err := v.Verify(req)
+				errs <- err
+			}()
+		}
+		for range 20 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		if n := mem.count("bothy.tools"); n != 1 {
+			t.Errorf("directory fetched %d times, want 1", n)
+		}
+	})
+}
+
+// TestVerifier_AgentPolicy: only https agents, only listed agents when
+// Agents is set, and MaxLifetime.
+func TestVerifier_AgentPolicy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := newMem()
+		key := signingtest.BothyKey()
+		mem.handle("bothy.tools", &signing.Directory{Keys: signers(key)})
+		mem.handle("plain.example", &signing.Directory{Keys: signers(key)})
+		for _, tc := range []struct {
+			name   string
+			v      *signing.Verifier
+			signer *signing.Signer
+			want   signing.Reason
+		}{
+			{"listed", &signing.Verifier{Agents: []string{"https://BOTHY.tools:443/"}}, &signing.Signer{Agent: "https://bothy.tools"}, ""},
+			{"not listed", &signing.Verifier{Agents: []string{"https://other.example"}}, &signing.Signer{Agent: "https://bothy.tools"}, signing.ReasonAgent},
+			{"http agent", &signing.Verifier{}, &signing.Signer{Agent: "http://plain.example"}, signing.ReasonAgent},
+			{"lifetime too long", &signing.Verifier{MaxLifetime: time.Hour}, &signing.Signer{Agent: "https://bothy.tools", Expires: 2 * time.Hour}, signing.ReasonTooLong},
+		} {
+			tc.v.Client = &http.Client{Transport: mem}
+			tc.signer.Key = key
+			req := httptest.NewRequest(http.MethodGet, "https://site.example/", nil)
+			must(t, tc.signer.Sign(req))
+			_, err := tc.v.Verify(req)
+			var ve *signing.VerifyError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s: %v", tc.name, err)
+			case tc.want != "" && (!errors.As(err, &ve) || ve.Reason != tc.want):
+				t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+			}
+		}
+	})
+}

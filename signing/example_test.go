@@ -2,6 +2,8 @@ package signing_test
 
 import (
 	"crypto"
+	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -108,4 +110,43 @@ func ExampleVerifier_Middleware() {
 	// Output:
 	// 200 hello sig1 (quoted-string)
 	// 401 signing: unknown_key
+}
+
+func ExampleVerifier_Verify() {
+	// A fixed key set: nothing is fetched (tests, or a site that pins keys).
+	key := signingtest.DirectoriesKey()
+	keys, _ := signing.NewKeySet(key.Public().(ed25519.PublicKey))
+	v := &signing.Verifier{Keys: keys}
+
+	s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: signing.Dictionary}
+	req := httptest.NewRequest(http.MethodGet, "https://example.com/", nil)
+	if err := s.Sign(req); err != nil {
+		panic(err)
+	}
+	res, err := v.Verify(req)
+	fmt.Println(res.Agent, res.Form, err)
+
+	req.Header.Set("Signature-Agent", `sig1="https://impostor.example"`)
+	_, err = v.Verify(req)
+	fmt.Println(errors.Is(err, signing.ErrInvalidSignature), err)
+	// Output:
+	// https://directories.prosvita.io dictionary <nil>
+	// true signing: invalid signature: bad_signature (sig1)
+}
+
+func ExampleMarshalPrivateKeyPEM() {
+	pemBytes, err := signing.MarshalPrivateKeyPEM(signingtest.BothyKey())
+	if err != nil {
+		panic(err)
+	}
+	key, err := signing.ParsePrivateKeyPEM(pemBytes)
+	if err != nil {
+		panic(err)
+	}
+	kid, _ := signing.Thumbprint(key.Public().(ed25519.PublicKey))
+	fmt.Println(strings.SplitN(string(pemBytes), "\n", 2)[0])
+	fmt.Println(kid)
+	// Output:
+	// -----BEGIN PRIVATE KEY-----
+	// WASx7Tre-igcn8liqhYoOBBgvqQa8RTaQ4TDddEqj_o
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +15,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-	os.Exit(0)
 }
 
 // memTransport is an in-memory http.RoundTripper for synctest bubbles: it
