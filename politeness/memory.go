@@ -25,8 +25,9 @@ type MemoryGate struct {
 	// Zero means one minute; negative disables lazy sweeps (call Sweep).
 	SweepEvery time.Duration
 
-	mu        sync.Mutex           // guards hosts, ops, nextSweep and every entry
+	mu        sync.Mutex           // guards hosts, peak, ops, nextSweep and every entry
 	hosts     map[string]*memEntry // by host key
+	peak      int                  // most hosts since the map was made
 	ops       int                  // Acquire calls since the last sweep check
 	nextSweep int64                // unix nanos; earliest next lazy sweep
 }
@@ -141,6 +142,7 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State)
 	if e == nil {
 		e = new(memEntry)
 		g.hosts[host] = e
+		g.peak = max(g.peak, len(g.hosts))
 	}
 	if !e.held && e.head == nil {
 		e.held = true
@@ -280,6 +282,15 @@ func (g *MemoryGate) sweepLocked(now int64) {
 		if !e.held && e.head == nil && e.st.expires != 0 && e.st.expires < now {
 			delete(g.hosts, k)
 		}
+	}
+	// Maps do not shrink: after a large drop, move the rest to a new one so
+	// the memory of forgotten hosts is returned.
+	if n := len(g.hosts); g.peak >= 1024 && n < g.peak/4 {
+		m := make(map[string]*memEntry, n)
+		for k, e := range g.hosts {
+			m[k] = e
+		}
+		g.hosts, g.peak = m, n
 	}
 }
 

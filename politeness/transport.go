@@ -41,17 +41,20 @@ type Transport struct {
 	// Logger, when set, receives pauses, give-ups and breaker trips at Info
 	// or Warn level and waits at Debug level. Nil means silent.
 	Logger *slog.Logger
-	// Observe, when set, is called for each [Event]. It must be quick and
-	// must not call back into the Transport.
+	// Observe, when set, is called for each [Event], possibly from several
+	// goroutines at once. It must be quick and must not call back into the
+	// Transport.
 	Observe func(Event)
 
 	initOnce sync.Once
 	gate     Gate
 	readyers sync.Pool // of *readyer
 
-	mu   sync.Mutex // guards rng and keys
-	rng  *rand.Rand
-	keys map[rawHost]string // interned host keys; cleared when large
+	mu  sync.Mutex // guards rng
+	rng *rand.Rand
+
+	keysMu sync.RWMutex       // guards keys
+	keys   map[rawHost]string // interned host keys; cleared when large
 }
 
 type rawHost struct{ scheme, host string }
@@ -152,19 +155,19 @@ func (t *Transport) CloseIdleConnections() {
 // hostKey is HostKey with interning, so the common case does not allocate.
 func (t *Transport) hostKey(u *url.URL) string {
 	raw := rawHost{u.Scheme, u.Host}
-	t.mu.Lock()
+	t.keysMu.RLock()
 	k, ok := t.keys[raw]
-	t.mu.Unlock()
+	t.keysMu.RUnlock()
 	if ok {
 		return k
 	}
 	k = HostKey(u)
-	t.mu.Lock()
+	t.keysMu.Lock()
 	if t.keys == nil || len(t.keys) >= maxInternedKeys {
 		t.keys = make(map[rawHost]string)
 	}
 	t.keys[raw] = k
-	t.mu.Unlock()
+	t.keysMu.Unlock()
 	return k
 }
 

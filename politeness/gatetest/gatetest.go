@@ -306,7 +306,9 @@ func testFIFO(t *testing.T, g politeness.Gate, host func(string) string) {
 	order := make(chan int, n)
 	var wg sync.WaitGroup
 	for i := range n {
+		started := make(chan struct{})
 		wg.Go(func() {
+			close(started)
 			l := tryAcquire(t, g, host("a"))
 			if l == nil {
 				return
@@ -314,7 +316,8 @@ func testFIFO(t *testing.T, g politeness.Gate, host func(string) string) {
 			order <- i
 			release(t, l, politeness.State{})
 		})
-		time.Sleep(20 * time.Millisecond) // arrival order
+		<-started
+		time.Sleep(20 * time.Millisecond) // let it reach the queue: arrival order
 	}
 	release(t, held, politeness.State{})
 	wg.Wait()
