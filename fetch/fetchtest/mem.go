@@ -57,6 +57,11 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	w.mu.Unlock()
 
+	// The client giving up (deadline, cancel, body closed) breaks the body
+	// off with its context's error, as a real connection would; a body the
+	// handler already finished keeps its clean end.
+	context.AfterFunc(ctx, func() { _ = pw.CloseWithError(ctx.Err()) })
+
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -69,6 +74,9 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		w.mu.Lock()
 		delete(w.cancels, mw.seq)
 		w.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			_ = pw.CloseWithError(err)
+		}
 		mw.finish()
 	}()
 

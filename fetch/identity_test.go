@@ -1,0 +1,272 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"testing"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+)
+
+// B1, H1, S1: the User-Agent is sent exactly as configured, on robots.txt
+// fetches and pages alike, with From when set; H1: robots token HootyBot.
+func TestIdentity_B1_H1_S1_ExactUserAgentAndFrom(t *testing.T) {
+	tests := []struct {
+		name, ua, token, from string
+	}{
+		{"B1 BothyBot", "BothyBot/1.0 (+https://bothy.tools/bot)", "", ""},
+		{"H1 HootyBot", "Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)", "HootyBot", "bot@hooty.to"},
+		{"S1 SofyaBot", "SofyaBot/1.0 (+https://sofya.co/bot)", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, bot := loopback(t)
+			site(w, "a.test", "User-agent: HootyBot\nDisallow: /hooty\n\nUser-agent: *\nDisallow: /all\n").
+				Handle("/hooty", fetchtest.HTML("h"))
+			bot.UserAgent, bot.Token, bot.From = tt.ua, tt.token, tt.from
+			f := mustFetcher(t, bot)
+			get(t, f, "http://a.test/", fetch.OK)
+			want := fetch.OK
+			if tt.token == "HootyBot" {
+				want = fetch.Disallowed
+			}
+			get(t, f, "http://a.test/hooty", want)
+			checks := []fetchtest.Check{fetchtest.UserAgent(tt.ua)}
+			if tt.from != "" {
+				checks = append(checks, fetchtest.From(tt.from))
+			} else {
+				checks = append(checks, fetchtest.HeaderIs("From", "")) // none sent: Values is empty
+			}
+			w.Check(t, checks[:1]...)
+			if tt.from != "" {
+				w.Check(t, checks[1])
+			} else {
+				for _, r := range w.Requests() {
+					if len(r.Header.Values("From")) != 0 {
+						t.Errorf("From sent: %q", r.Header.Values("From"))
+					}
+				}
+			}
+		})
+	}
+}
+
+// H1: a browser-style User-Agent needs its robots token spelled out.
+func TestIdentity_H1_MozillaNeedsToken(t *testing.T) {
+	_, err := fetch.New(fetch.Bot{UserAgent: "Mozilla/5.0 (compatible; HootyBot/1.0)"})
+	if !errors.Is(err, fetch.ErrUserAgent) {
+		t.Fatalf("err = %v, want ErrUserAgent", err)
+	}
+	if _, err := fetch.New(fetch.Bot{}); !errors.Is(err, fetch.ErrUserAgent) {
+		t.Fatalf("empty UA: err = %v", err)
+	}
+}
+
+const directoriesUA = "DirectoriesBot/1.0 (+https://directories.prosvita.io/bot; verification for {directory})"
+
+// D1: the last User-Agent field is set per request to the directory whose
+// listing is checked; CR, LF and other control characters, and characters
+// that would break out of the field, are refused.
+func TestIdentity_D1_TemplatedUserAgent(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "")
+	bot.UserAgent = directoriesUA
+	f := mustFetcher(t, bot)
+
+	for _, dir := range []string{"one.example", "two.example"} {
+		ctx, err := fetch.WithUserAgentVar(context.Background(), "directory", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		getCtx(t, ctx, f, "http://a.test/", fetch.OK)
+		want := strings.Replace(directoriesUA, "{directory}", dir, 1)
+		if got := w.Requests()[len(w.Requests())-1].Header.Get("User-Agent"); got != want {
+			t.Errorf("UA %q, want %q", got, want)
+		}
+	}
+	// robots.txt was fetched under the first directory's User-Agent.
+	if got := w.RequestsTo("a.test", "/robots.txt")[0].Header.Get("User-Agent"); !strings.HasSuffix(got, "verification for one.example)") {
+		t.Errorf("robots.txt UA %q", got)
+	}
+
+	for _, bad := range []string{"evil.example\r\nX-Injected: 1", "a\nb", "a\x00b", "x) Googlebot/2.1 (", "é.example", "a;b"} {
+		if _, err := fetch.WithUserAgentVar(context.Background(), "directory", bad); !errors.Is(err, fetch.ErrUserAgent) {
+			t.Errorf("WithUserAgentVar(%q): err = %v, want ErrUserAgent", bad, err)
+		}
+	}
+	// No value for the placeholder: nothing is sent.
+	n := len(w.Requests())
+	if _, err := f.Get(context.Background(), "http://a.test/"); !errors.Is(err, fetch.ErrUserAgent) {
+		t.Errorf("missing var: err = %v", err)
+	}
+	if _, err := mustClient(t, bot).Get("http://a.test/"); !errors.Is(err, fetch.ErrUserAgent) {
+		t.Errorf("client, missing var: err = %v", err)
+	}
+	if len(w.Requests()) != n {
+		t.Error("a request left without its User-Agent value")
+	}
+	if _, err := fetch.New(fetch.Bot{UserAgent: "Bot/1.0\r\nX: y"}); !errors.Is(err, fetch.ErrUserAgent) {
+		t.Errorf("CRLF in UA: err = %v", err)
+	}
+}
+
+// C5, D5: only GET and HEAD leave the client; no cookie is sent or stored
+// unless the bot has a jar; no credentials are sent.
+func TestIdentity_C5_D5_NoCookiesNoCredentialsGetHeadOnly(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").Handle("/set", fetchtest.SetCookie("sid", "secret", fetchtest.HTML("c"))).
+		Handle("/next", fetchtest.Redirect("/", 0)).
+		Handle("/form", fetchtest.LoginForm())
+	c := mustClient(t, bot)
+	for _, u := range []string{"http://a.test/set", "http://a.test/", "http://a.test/next"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		req.Header.Set("Cookie", "sid=forced")
+		req.Header.Set("Authorization", "Basic dXNlcjpwYXNz")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions} {
+		req, _ := http.NewRequest(m, "http://a.test/form", strings.NewReader("user=a&pass=b"))
+		if _, err := c.Do(req); !errors.Is(err, fetch.ErrMethod) {
+			t.Errorf("%s: err = %v, want ErrMethod", m, err)
+		}
+	}
+	resp, err := c.Head("http://a.test/")
+	if err != nil {
+		t.Fatalf("HEAD: %v", err)
+	}
+	resp.Body.Close()
+	if _, err := c.Get("http://user:pass@a.test/"); !errors.Is(err, fetch.ErrBadURL) {
+		t.Errorf("credentials in URL: err = %v", err)
+	}
+	w.Check(t, fetchtest.NoCookies(), fetchtest.NoCredentials(), fetchtest.OnlyGetHead(), fetchtest.NotFetched("a.test", "/form"))
+
+	// With a jar the user asked for, cookies work.
+	w.Reset()
+	jar, _ := cookiejar.New(nil)
+	bot.Jar = jar
+	c = mustClient(t, bot)
+	for _, u := range []string{"http://a.test/set", "http://a.test/"} {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if got := w.RequestsTo("a.test", "/")[0].Header.Get("Cookie"); got != "sid=secret" {
+		t.Errorf("with a jar: Cookie %q", got)
+	}
+}
+
+// D14: a domain on the block list (and its subdomains) is never fetched,
+// not even its robots.txt.
+func TestIdentity_D14_BlockedDomain(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "blocked.test", "")
+	site(w, "www.blocked.test", "")
+	site(w, "ok.test", "").Handle("/away", fetchtest.Redirect("http://www.blocked.test/", 0))
+	bot.BlockedDomains = []string{"Blocked.Test."}
+	f := mustFetcher(t, bot)
+	get(t, f, "http://blocked.test/", fetch.BlockedDomain)
+	get(t, f, "http://www.blocked.test/x", fetch.BlockedDomain)
+	get(t, f, "http://ok.test/away", fetch.BlockedDomain)
+	get(t, f, "http://ok.test/", fetch.OK)
+	if n := w.Count("blocked.test", "") + w.Count("www.blocked.test", ""); n != 0 {
+		t.Errorf("blocked domains got %d requests", n)
+	}
+}
+
+// H7, S9: deny words (carts, checkouts, accounts) are never fetched; a
+// login page, asked for or redirected to, ends as AuthRequired; 401 and 403
+// too.
+func TestIdentity_H7_S9_DenyLoginAuth(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").
+		Handle("/members", fetchtest.LoginRedirect("/login")).
+		Handle("/login", fetchtest.LoginForm()).
+		Handle("/private", fetchtest.LoginRequired()).
+		Handle("/forbidden", fetchtest.Status(http.StatusForbidden)).
+		Handle("/cartography", fetchtest.HTML("maps"))
+	f := mustFetcher(t, bot)
+	tests := []struct {
+		url  string
+		want fetch.Outcome
+	}{
+		{"http://a.test/cart", fetch.Disallowed},
+		{"http://a.test/shop/checkout/step-1", fetch.Disallowed},
+		{"http://a.test/my-account/orders", fetch.Disallowed},
+		{"http://a.test/product?add-to-cart=12", fetch.Disallowed},
+		{"http://a.test/wp-login.php", fetch.AuthRequired},
+		{"http://a.test/members", fetch.AuthRequired},
+		{"http://a.test/private", fetch.AuthRequired},
+		{"http://a.test/forbidden", fetch.AuthRequired},
+		{"http://a.test/cartography", fetch.OK},
+	}
+	for _, tt := range tests {
+		p := get(t, f, tt.url, tt.want)
+		if tt.url == "http://a.test/members" && !strings.HasPrefix(p.FinalURL, "http://a.test/login") {
+			t.Errorf("members: FinalURL %q", p.FinalURL)
+		}
+	}
+	w.Check(t, fetchtest.NotFetched("a.test", "/cart", "/shop/checkout/step-1", "/my-account/orders", "/product", "/wp-login.php", "/login"))
+	_, err := f.Get(context.Background(), "http://a.test/cart")
+	if !errors.Is(err, fetch.ErrDenied) || !errors.Is(err, fetch.ErrDisallowed) {
+		t.Errorf("deny: err %v", err)
+	}
+}
+
+// H7: an HTML-only bot asks for HTML and refuses other content types
+// without reading them.
+func TestIdentity_H7_HTMLOnly(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").
+		Handle("/doc.pdf", fetchtest.Text("application/pdf", "%PDF-1.7")).
+		Handle("/x.xhtml", fetchtest.Text("application/xhtml+xml; charset=utf-8", "<html/>")).
+		Handle("/missing", fetchtest.Status(http.StatusNotFound))
+	bot.HTMLOnly = true
+	f := mustFetcher(t, bot)
+	get(t, f, "http://a.test/", fetch.OK)
+	p := get(t, f, "http://a.test/doc.pdf", fetch.NotHTML)
+	if p.Body != nil || p.Status != 200 {
+		t.Errorf("not-HTML page: status %d body %q", p.Status, p.Body)
+	}
+	get(t, f, "http://a.test/x.xhtml", fetch.OK)
+	get(t, f, "http://a.test/missing", fetch.OK) // status 404 is the page's answer
+	for _, r := range w.RequestsTo("a.test") {
+		if r.Path != "/robots.txt" && r.Header.Get("Accept") != "text/html,application/xhtml+xml;q=0.9" {
+			t.Errorf("%s: Accept %q", r.Path, r.Header.Get("Accept"))
+		}
+	}
+}
+
+// Wrap builds a new client over an existing one and leaves it untouched.
+func TestWrap_DoesNotMutate(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "User-agent: *\nDisallow: /no\n")
+	jar, _ := cookiejar.New(nil)
+	existing := &http.Client{Transport: bot.Transport, Jar: jar}
+	bot.Transport = nil
+	c, err := fetch.Wrap(bot, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == existing || existing.Jar != jar || existing.CheckRedirect != nil || c.Jar != nil {
+		t.Fatal("Wrap mutated or shared the existing client")
+	}
+	resp, err := c.Get("http://a.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := c.Get("http://a.test/no"); !errors.Is(err, fetch.ErrDisallowed) {
+		t.Errorf("err %v", err)
+	}
+	w.Check(t, fetchtest.UserAgent(testUA), w.ObeysRobots(testAgent))
+}
