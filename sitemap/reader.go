@@ -135,8 +135,10 @@ type Reader struct {
 	cur        Entry
 	curBad     bool
 	guid       []byte
-	updated    bool // Atom: cur.LastMod came from <updated>
-	tag        []byte
+	updated    bool   // Atom: cur.LastMod came from <updated>
+	tag        []byte // the current tag, between '<' and '>'
+	tagBuf     []byte // r.tag's storage when it spans buffer refills
+	pfx        []byte // r.tag's namespace prefix, or nil
 	lname      [32]byte
 	lnameLen   int
 
@@ -466,7 +468,9 @@ var (
 
 // markup handles what follows a '<'. It returns false at the end of input.
 func (r *Reader) markup() bool {
-	r.ensure(len(cdataOpen))
+	if r.end-r.pos < len(cdataOpen) {
+		r.ensure(len(cdataOpen))
+	}
 	b := r.buf[r.pos:r.end]
 	if len(b) == 0 {
 		return false
@@ -556,14 +560,23 @@ func (r *Reader) skipDecl() bool {
 }
 
 // readTag reads the rest of a tag up to '>' into r.tag (at most maxLoc
-// bytes kept) and sets the lower-cased local name.
+// bytes kept) and sets its name. r.tag may alias the buffer: it is valid
+// until the next fill.
 func (r *Reader) readTag() bool {
-	r.tag = r.tag[:0]
+	b := r.buf[r.pos:r.end]
+	if i := bytes.IndexByte(b, '>'); i >= 0 {
+		r.tag = b[:min(i, r.maxLoc)]
+		r.pos += i + 1
+		r.setName()
+		return true
+	}
+	r.tagBuf = r.tagBuf[:0]
 	for {
 		b := r.buf[r.pos:r.end]
 		if i := bytes.IndexByte(b, '>'); i >= 0 {
 			r.appendTag(b[:i])
 			r.pos += i + 1
+			r.tag = r.tagBuf
 			r.setName()
 			return true
 		}
@@ -576,24 +589,29 @@ func (r *Reader) readTag() bool {
 }
 
 func (r *Reader) appendTag(b []byte) {
-	if room := r.maxLoc - len(r.tag); room > 0 {
-		r.tag = append(r.tag, b[:min(len(b), room)]...)
+	if room := r.maxLoc - len(r.tagBuf); room > 0 {
+		r.tagBuf = append(r.tagBuf, b[:min(len(b), room)]...)
 	}
 }
 
-// setName splits r.tag's name into prefix and lower-cased local part.
+// setName finds r.tag's name, splits off its prefix and lower-cases the
+// local part into r.lname.
 func (r *Reader) setName() {
-	n := len(r.tag)
-	for i, c := range r.tag {
-		if isSpace(c) || c == '/' {
+	tag := r.tag
+	n, colon := len(tag), -1
+	for i, c := range tag {
+		if c == ':' {
+			colon = i
+		} else if c <= ' ' || c == '/' {
 			n = i
 			break
 		}
 	}
-	name := r.tag[:n]
-	if i := bytes.LastIndexByte(name, ':'); i >= 0 {
-		name = name[i+1:]
+	r.pfx = nil
+	if colon >= 0 && colon < n {
+		r.pfx = tag[:colon]
 	}
+	name := tag[colon+1 : n]
 	if len(name) > len(r.lname) {
 		name = name[:0] // no name we care about is that long
 	}
@@ -608,19 +626,7 @@ func (r *Reader) setName() {
 
 func (r *Reader) local() []byte { return r.lname[:r.lnameLen] }
 
-func (r *Reader) prefix() []byte {
-	end := len(r.tag)
-	for i, c := range r.tag {
-		if isSpace(c) || c == '/' {
-			end = i
-			break
-		}
-	}
-	if i := bytes.LastIndexByte(r.tag[:end], ':'); i >= 0 {
-		return r.tag[:i]
-	}
-	return nil
-}
+func (r *Reader) prefix() []byte { return r.pfx }
 
 func (r *Reader) selfClosing() bool {
 	return len(r.tag) > 0 && r.tag[len(r.tag)-1] == '/'
