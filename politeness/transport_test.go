@@ -722,3 +722,74 @@ func TestTransport_DoesNotModifyRequest(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestTransport_H6_TimeoutsTripBreaker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A host that accepts and never answers: each request runs into its
+		// deadline.
+		hang := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})
+		c := &http.Client{Transport: &politeness.Transport{Base: hang}}
+		for range 3 {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if _, err := get(ctx, c, hostA); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+			}
+			cancel()
+		}
+		if _, err := get(context.Background(), c, hostA); !errors.Is(err, politeness.ErrHostDown) {
+			t.Fatalf("after 3 timeouts: %v, want ErrHostDown", err)
+		}
+	})
+}
+
+// sharedGate hides the MemoryGate's type so the Transport takes the generic
+// Gate path, as with a Redis gate.
+type sharedGate struct{ politeness.Gate }
+
+func TestTransport_C3_D10_FleetSharesOneGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{answer: func(_ string, n int) reply {
+			if n == 3 {
+				return reply{status: 429, header: http.Header{"Retry-After": {"30"}}}
+			}
+			return reply{status: 200, latency: 50 * time.Millisecond}
+		}}
+		gate := sharedGate{politeness.NewMemoryGate()}
+		var wg sync.WaitGroup
+		for range 3 { // three "processes"
+			c := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate,
+				Policy: politeness.Policy{MinDelay: 2 * time.Second, MaxSlowdown: -1}}}
+			for i := range 4 {
+				wg.Go(func() { mustGet(t, c, fmt.Sprintf("%s/%d", hostA, i)) })
+			}
+		}
+		wg.Wait()
+		check(t, w, minGapAfter(2*time.Second, 30*time.Second))
+		if n := w.requests(hostA); n != 12 {
+			t.Errorf("%d requests, want 12", n)
+		}
+	})
+}
+
+type failingGate struct{}
+
+var errGateDown = errors.New("gate backend unreachable")
+
+func (failingGate) Acquire(context.Context, string, func(politeness.State) (time.Duration, error)) (politeness.Lease, error) {
+	return nil, errGateDown
+}
+
+func TestTransport_GateErrorClosesRequestBody(t *testing.T) {
+	body := &readCloseCounter{}
+	tr := &politeness.Transport{Base: &fakeWeb{}, Gate: failingGate{}}
+	req, _ := http.NewRequest(http.MethodPost, hostA, body)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, errGateDown) {
+		t.Errorf("err = %v, want the gate's error", err)
+	}
+	if body.count() != 1 {
+		t.Errorf("request body closed %d times, want 1", body.count())
+	}
+}
