@@ -289,7 +289,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	st = t.afterResponse(host, st, resp)
-	if resp.Body == nil || resp.Body == http.NoBody {
+	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
+		// Nothing to wait for (a 101 body is a connection; keep its type).
 		t.release(lease, st, req.URL, time.Now())
 		return resp, nil
 	}
