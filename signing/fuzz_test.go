@@ -52,24 +52,24 @@ func FuzzParseSignatureInput(f *testing.F) {
 	for _, s := range []string{
 		`sig1=("@authority" "signature-agent");created=1;expires=2;keyid="k";tag="web-bot-auth"`,
 		`sig1=("@authority" "signature-agent";key="sig1");created=1735689600;expires=4889289600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";tag="web-bot-auth"`,
-		`sig1=("@authority";req "@method" "x";bs);created=1`, `sig1=()`, `a=(`, `sig1="x"`,
+		`sig1=("@authority";req "@method" "x";bs);created=1`, `sig1=()`, `a=(`, `sig1="x"`, ` `, `,`,
 	} {
 		f.Add(s, `sig1=:AAAA:`, `"https://signature-agent.test"`)
 	}
 	pub := signingtest.RFC9421Key().Public()
 	v := &Verifier{Keys: KeySet{signingtest.RFC9421Thumbprint: pub.(ed25519.PublicKey)}}
 	f.Fuzz(func(t *testing.T, input, sig, agent string) {
-		if _, err := parseSignatureInput([]string{input}); err != nil {
-			return
-		}
 		req := httptest.NewRequest(http.MethodGet, "https://example.com/", nil)
 		req.Header["Signature-Input"] = []string{input}
 		req.Header["Signature"] = []string{sig}
 		req.Header["Signature-Agent"] = []string{agent}
-		_, err := v.Verify(req)
+		res, err := v.Verify(req)
 		var ve *VerifyError
 		if err != nil && !errors.As(err, &ve) {
 			t.Fatalf("untyped error %T %v", err, err)
+		}
+		if (err == nil) == (res == nil) {
+			t.Fatalf("Verify = %v, %v", res, err)
 		}
 	})
 }

@@ -158,6 +158,9 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 		}
 		return v.verifyOne(req, si, sigs[si.label])
 	}
+	if first == nil {
+		first = &VerifyError{Reason: ReasonMissing, Detail: "Signature-Input has no member"}
+	}
 	return nil, first
 }
 

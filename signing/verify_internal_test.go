@@ -95,6 +95,7 @@ func TestVerify_B2_D2_Rejects(t *testing.T) {
 			r.Header.Set("Signature-Input", r.Header.Get("Signature-Input")+`;nonce="x"`)
 		}, ReasonBadSignature},
 		{"no signature", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Del("Signature") }, ReasonMissing},
+		{"empty input", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Set("Signature-Input", "") }, ReasonMissing},
 		{"garbage input", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Set("Signature-Input", "sig1=((") }, ReasonMalformed},
 		{"garbage agent", key, []component{auth, agent}, good(), func(r *http.Request) { r.Header.Set("Signature-Agent", `"no url"`) }, ReasonAgent},
 	}
