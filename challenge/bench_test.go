@@ -74,3 +74,15 @@ func TestDetect_C6_NoAllocNegative(t *testing.T) {
 		t.Errorf("positive verdict: %v allocs, want at most 1", n)
 	}
 }
+
+// BenchmarkBytesIndex_AllMarkersTypical60KB is the naive alternative for
+// context: one case-sensitive bytes.Index per marker of the default table.
+func BenchmarkBytesIndex_AllMarkersTypical60KB(b *testing.B) {
+	body := typicalPage(b)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		for _, n := range std.m.needles {
+			sink += bytes.Index(body, n)
+		}
+	}
+}

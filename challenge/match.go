@@ -88,11 +88,13 @@ func newMatcher(needles [][]byte) *matcher {
 		e      gramEntry
 	}
 	var all []keyed
+	var load [1 << bucketBits]uint16 // entries per bucket so far
 	for i, n := range needles {
 		if len(n) < gramLen {
 			continue
 		}
-		// Pick the window of s grams with the lowest total cost.
+		// Pick the window of s grams with the lowest total cost: common
+		// bytes, and buckets that already hold candidates, cost more.
 		best, bestCost := 0, -1
 		for o := 0; o+s-1 <= len(n)-gramLen && o < 1<<15; o++ {
 			cost := 0
@@ -100,6 +102,7 @@ func newMatcher(needles [][]byte) *matcher {
 				for _, c := range n[k : k+gramLen] {
 					cost += byteCost(c | 0x20)
 				}
+				cost += 8 * int(load[hashGram(foldGram(n[k:]))>>(filterBits-bucketBits)])
 			}
 			if bestCost < 0 || cost < bestCost {
 				best, bestCost = o, cost
@@ -109,6 +112,7 @@ func newMatcher(needles [][]byte) *matcher {
 			h := hashGram(foldGram(n[k:]))
 			m.filter[h>>6] |= 1 << (h & 63)
 			all = append(all, keyed{h >> (filterBits - bucketBits), gramEntry{uint16(i), uint16(k)}})
+			load[h>>(filterBits-bucketBits)]++
 		}
 	}
 	// Counting sort into buckets.
