@@ -177,3 +177,8 @@ func (o *Output) Snapshot() []Result {
 	defer o.mu.Unlock()
 	return append([]Result(nil), o.Results...)
 }
+
+// Fail prints a one-line error for the operator on stderr.
+func Fail(w io.Writer, name string, format string, args ...any) {
+	fmt.Fprintf(w, "%s: %s\n", name, fmt.Sprintf(format, args...))
+}

@@ -196,3 +196,35 @@ func (t *RobotsTap) Robots(u *url.URL) (*robots.Robots, bool) {
 	}
 	return robots.FromResponse(e.Status, e.Body, err), true
 }
+
+// Stored returns the robots.txt copy kept in the state file for u's origin
+// (from an earlier run), without any request.
+func (t *RobotsTap) Stored(ctx context.Context, u *url.URL) (*robots.Robots, bool) {
+	e, ok, err := t.store().Load(ctx, politeness.HostKey(u))
+	if err != nil || !ok {
+		return nil, false
+	}
+	t.remember(politeness.HostKey(u), e)
+	return t.Robots(u)
+}
+
+// SiteURL parses a site argument: an absolute http(s) URL, or a bare host
+// name, taken as https.
+func SiteURL(arg string) (*url.URL, error) {
+	s := strings.TrimSpace(arg)
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a URL: %v", arg, errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, fmt.Errorf("%q is not an http(s) URL of a site", arg)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	u.Fragment = ""
+	return u, nil
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/bothy"
+	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+// lastmod is the sites' publication date: a month before the test's
+// (fake) start, so that sitemap lastmods are in the past.
+var lastmod time.Time
+
+// parish is a site with robots.txt groups for BothyBot's former names, a
+// sitemap, linked pages with validators, and one page behind a challenge.
+func parish(robots string) *fetchtest.Web {
+	lastmod = time.Now().Add(-30 * 24 * time.Hour).Truncate(time.Second).UTC()
+	w := fetchtest.New()
+	h := w.Host("parish.test")
+	h.Handle("/robots.txt", fetchtest.Robots(robots))
+	h.Handle("/", fetchtest.Page{Body: `<a href="/mass">Mass</a> <a href="/staff/rota">rota</a> <a href="/archive/1">old</a>
+		<a href="/news" rel="nofollow">news</a> <a href="http://elsewhere.test/">away</a>`, ETag: `"h1"`, LastModified: lastmod})
+	h.Handle("/mass", fetchtest.Page{Body: `<p>Sunday 10am</p><a href="/">home</a>`, ETag: `"m1"`, LastModified: lastmod})
+	h.Handle("/contact", fetchtest.Page{Body: `<p>Call us</p>`, ETag: `"c1"`, LastModified: lastmod})
+	h.Handle("/staff/rota", fetchtest.HTML("rota"))
+	h.Handle("/archive/1", fetchtest.HTML("archive"))
+	h.Handle("/hidden", fetchtest.HTML("not linked, not in the sitemap"))
+	h.Handle("/protected", fetchtest.Challenge(http.StatusOK))
+	setSitemap(w, nil)
+	w.Host("elsewhere.test").Fallback(fetchtest.HTML("other site"))
+	return w
+}
+
+func setSitemap(w *fetchtest.Web, moved map[string]time.Time) {
+	var urls []fetchtest.SitemapURL
+	for _, p := range []string{"/", "/mass", "/contact", "/protected"} {
+		lm := lastmod
+		if t, ok := moved[p]; ok {
+			lm = t
+		}
+		urls = append(urls, fetchtest.SitemapURL{Loc: "http://parish.test" + p, LastMod: lm})
+	}
+	w.Host("parish.test").Handle("/sitemap.xml", fetchtest.Sitemap(urls...))
+}
+
+const formerNames = `User-agent: BothyBot
+Crawl-delay: 3
+
+User-agent: CleatBot
+Disallow: /staff/
+
+User-agent: UnvarnishedCrawler
+Disallow: /archive/
+
+User-agent: *
+Disallow: /
+
+Sitemap: http://parish.test/sitemap.xml
+`
+
+func crawlArgs(t *testing.T, state string, extra ...string) []string {
+	return append([]string{"-json", "-key", bottest.KeyFile(t, signingtest.BothyKey()), "-state", state}, extra...)
+}
+
+// B1 B2 B3 B4 B5 B7 B12: a full crawl of a site with former-name groups.
+func TestBothy_B1_B2_B3_B5_B7_B12_Crawl(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish(formerNames)
+		state := filepath.Join(t.TempDir(), "state.db")
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, state, "http://parish.test/")...)
+		if out.Code != 0 {
+			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+		}
+		w.Check(t,
+			fetchtest.UserAgent(profiles.BothyUA),                            // B1
+			fetchtest.Signed(bottest.Verifier(t, signingtest.BothyKey())),    // B2
+			fetchtest.HeaderIs("Signature-Agent", "https://bothy.tools"),     // B2
+			fetchtest.NotFetched("parish.test", "/staff/rota", "/archive/1"), // B3: former names' blocks hold
+			fetchtest.NoOverlap(),                                   // B5
+			fetchtest.MinGap(3*time.Second),                         // B4: Crawl-delay 3 honoured
+			fetchtest.NotFetched("parish.test", "/hidden", "/news"), // B7: sitemap and (followed) links only
+			fetchtest.NoCookies(), fetchtest.OnlyGetHead(), fetchtest.NoCredentials(),
+		)
+		if n := w.Count("elsewhere.test", ""); n != 0 {
+			t.Errorf("B7: left the site (%d requests to elsewhere.test)", n)
+		}
+		// B12: the site owner's WAF rule matches every request, robots.txt included.
+		for _, r := range w.Requests() {
+			if !strings.Contains(r.Header.Get("User-Agent"), "BothyBot") || !strings.Contains(r.Header.Get("Signature-Agent"), "bothy.tools") {
+				t.Errorf("B12: %s does not match the WAF rule", r.URL())
+			}
+		}
+		if w.Count("parish.test", "/robots.txt") != 1 || w.Requests()[0].Path != "/robots.txt" {
+			t.Errorf("robots.txt not read first, once: %v", w.Requests()[0].Path)
+		}
+		// B7: the challenge is a no, recorded as one.
+		if r, ok := out.Result("http://parish.test/protected"); !ok || r.Outcome != "blocked" {
+			t.Errorf("B7: challenge page result %+v", r)
+		}
+		for _, p := range []string{"/", "/mass", "/contact"} {
+			if r, _ := out.Result("http://parish.test" + p); r.Outcome != "ok" {
+				t.Errorf("%s: %+v", p, r)
+			}
+		}
+		if r, _ := out.Result("http://parish.test/staff/rota"); r.Outcome != "" {
+			t.Errorf("B3: disallowed page was queued: %+v", r)
+		}
+	})
+}
+
+// B4: a Crawl-delay above 60 s is treated as 60 s.
+func TestBothy_B4_CrawlDelayCappedAt60s(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish("User-agent: BothyBot\nCrawl-delay: 100\nDisallow: /protected\n\nSitemap: http://parish.test/sitemap.xml\n")
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
+		if out.Code != 0 {
+			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+		}
+		w.Check(t, fetchtest.MinGap(60*time.Second), fetchtest.NoOverlap())
+		reqs := w.RequestsTo("parish.test")
+		for i := 1; i < len(reqs); i++ {
+			if gap := reqs[i].Start.Sub(reqs[i-1].End); gap >= 100*time.Second {
+				t.Errorf("B4: gap %v before %s: Crawl-delay not capped at 60 s", gap, reqs[i].Path)
+			}
+		}
+	})
+}
+
+// B5: without a Crawl-delay, at least 2 s between requests.
+func TestBothy_B5_TwoSecondsApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish("User-agent: *\nAllow: /\n\nSitemap: http://parish.test/sitemap.xml\n")
+		bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
+		w.Check(t, fetchtest.MinGap(2*time.Second), fetchtest.NoOverlap())
+	})
+}
+
+// B6: 429 with Retry-After pauses the whole host that long; without it, one
+// minute; afterwards the host is crawled more slowly.
+func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish("User-agent: *\nAllow: /\n\nSitemap: http://parish.test/sitemap.xml\n")
+		h := w.Host("parish.test")
+		h.Handle("/mass", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "120"), fetchtest.HTML("mass")))
+		h.Handle("/contact", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusServiceUnavailable, ""), fetchtest.HTML("contact")))
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
+		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+		reqs := w.RequestsTo("parish.test")
+		var sawBackoff, slower bool
+		for i, r := range reqs {
+			if r.Status == http.StatusServiceUnavailable && i+1 < len(reqs) {
+				if gap := reqs[i+1].Start.Sub(r.End); gap >= time.Minute {
+					sawBackoff = true
+				} else {
+					t.Errorf("B6: 503 without Retry-After followed after %v, want >= 1m", gap)
+				}
+				if i+2 < len(reqs) && reqs[i+2].Start.Sub(reqs[i+1].End) > 2*time.Second {
+					slower = true
+				}
+			}
+		}
+		if !sawBackoff {
+			t.Errorf("B6: no backoff seen; requests: %d\n%s", len(reqs), out.Stderr)
+		}
+		if !slower {
+			t.Errorf("B6: host not crawled more slowly after the pause")
+		}
+		var paused bool
+		for _, e := range out.Events {
+			if e.Kind == "pause" {
+				paused = true
+			}
+		}
+		if !paused {
+			t.Error("B6: no pause event observed")
+		}
+	})
+}
+
+// B8 B9 B11: a second full crawl costs 304s; -fresh on an unchanged site is one
+// request in all (robots.txt cached in the state file); after a page's
+// lastmod moves, only that page is refetched, with Cache-Control: no-cache;
+// robots.txt is read again once a day has passed.
+func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish(formerNames)
+		state := filepath.Join(t.TempDir(), "state.db")
+		args := crawlArgs(t, state)
+		run := func(extra ...string) *bottest.Output {
+			w.Reset()
+			out := bottest.Run(t, bothy.Run, w, append(append([]string(nil), args...), extra...)...)
+			if out.Code != 0 {
+				t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+			}
+			return out
+		}
+		run("http://parish.test/")
+
+		// B8: a second crawl sends the validators and gets 304s.
+		time.Sleep(time.Hour)
+		run("http://parish.test/")
+		for _, r := range w.RequestsTo("parish.test", "/mass") {
+			if r.Header.Get("If-None-Match") != `"m1"` || r.Header.Get("If-Modified-Since") == "" || r.Status != http.StatusNotModified {
+				t.Errorf("B8: refetch of /mass: INM %q IMS %q status %d", r.Header.Get("If-None-Match"), r.Header.Get("If-Modified-Since"), r.Status)
+			}
+		}
+		if n := w.Count("parish.test", "/robots.txt"); n != 0 {
+			t.Errorf("B11: robots.txt fetched again within the day (%d)", n)
+		}
+
+		// B9: nothing published: one request in all.
+		time.Sleep(time.Hour)
+		run("-fresh", "http://parish.test/")
+		if reqs := w.Requests(); len(reqs) != 1 || reqs[0].Path != "/sitemap.xml" {
+			var paths []string
+			for _, r := range reqs {
+				paths = append(paths, r.Path)
+			}
+			t.Errorf("B9: unchanged site cost %d requests %v, want just the sitemap", len(reqs), paths)
+		}
+
+		// B9: one page moved: sitemap + that page, with no-cache, paced as a crawl.
+		time.Sleep(time.Hour)
+		setSitemap(w, map[string]time.Time{"/mass": lastmod.Add(48 * time.Hour)})
+		w.Host("parish.test").Handle("/mass", fetchtest.Page{Body: "new times", ETag: `"m2"`, LastModified: lastmod.Add(48 * time.Hour)})
+		out := run("-fresh", "http://parish.test/")
+		reqs := w.Requests()
+		if len(reqs) != 2 || reqs[1].Path != "/mass" || reqs[1].Header.Get("Cache-Control") != "no-cache" {
+			t.Errorf("B9: moved page: %d requests, last %s %v", len(reqs), reqs[len(reqs)-1].Path, reqs[len(reqs)-1].Header)
+		}
+		if r, _ := out.Result("http://parish.test/mass"); r.Outcome != "ok" || r.Status != 200 {
+			t.Errorf("B9: moved page result %+v", r)
+		}
+		w.Check(t, fetchtest.MinGap(3*time.Second), fetchtest.UserAgent(profiles.BothyUA))
+
+		// B11: a day later robots.txt is read again before anything else.
+		time.Sleep(25 * time.Hour)
+		run("-fresh", "http://parish.test/")
+		if reqs := w.Requests(); len(reqs) == 0 || reqs[0].Path != "/robots.txt" {
+			t.Errorf("B11: robots.txt not re-read after a day")
+		}
+	})
+}
+
+// Without a key the bot refuses to run and says how to make one; -genkey
+// writes one and prints the JWKS.
+func TestBothy_KeyRequired(t *testing.T) {
+	w := parish(formerNames)
+	out := bottest.Run(t, bothy.Run, w, "-state", filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")
+	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") || len(w.Requests()) != 0 {
+		t.Errorf("no key: exit %d, %d requests\n%s", out.Code, len(w.Requests()), out.Stderr)
+	}
+	keyPath := filepath.Join(t.TempDir(), "new.pem")
+	out = bottest.Run(t, bothy.Run, w, "-genkey", keyPath)
+	if out.Code != 0 || !strings.Contains(out.Stdout, `"keys"`) || !strings.Contains(out.Stderr, profiles.KeyDirectory(profiles.BothyAgent)) {
+		t.Errorf("genkey: exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
+	}
+}
+
+// Bad input: an unreachable site and a bad URL are reported, the other site
+// is still crawled.
+func TestBothy_BadInput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish("User-agent: *\nAllow: /\n")
+		w.Host("dead.test").Fallback(fetchtest.Reset())
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://dead.test/", "ftp://x", "http://parish.test/")...)
+		if out.Code != 3 {
+			t.Errorf("exit %d, want 3", out.Code)
+		}
+		if r, _ := out.Result("http://parish.test/mass"); r.Outcome != "ok" {
+			t.Errorf("good site not crawled after a bad one: %+v", r)
+		}
+		if !strings.Contains(out.Stderr, `"ftp://x" is not an http(s) URL`) {
+			t.Errorf("no clear message for the bad URL:\n%s", out.Stderr)
+		}
+	})
+}

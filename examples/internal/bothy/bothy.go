@@ -1,0 +1,262 @@
+// Package bothy is BothyBot's crawler (seed 000), run by examples/bothybot
+// and by the demo: it crawls one site for its owner (robots.txt with the
+// former names CleatBot and UnvarnishedCrawler, the sitemap and same-site
+// public links, a page cap, signed requests, conditional refetches), and in
+// -fresh mode does the between-crawl freshness check (B9) from the state it
+// kept on disk.
+package bothy
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
+	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/sitemap"
+)
+
+const usage = "bothybot [flags] URL...\n\n" +
+	"Crawls each site (its sitemap and same-site public links) as BothyBot, or with -fresh\n" +
+	"refetches only the pages whose sitemap <lastmod> moved since the last run."
+
+// Run is bothybot's main: it parses args and crawls. It returns the exit
+// status.
+func Run(ctx context.Context, args []string, env botkit.Env) int {
+	fs := flag.NewFlagSet("bothybot", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	f := botkit.Flags{Name: "bothybot", Signs: true}
+	f.Register(fs, botkit.DefaultStatePath("bothybot"), 300)
+	fresh := fs.Bool("fresh", false, "freshness check: read the sitemap, refetch only pages whose <lastmod> moved (B9)")
+	out := fs.String("out", "", "write each page's text and report.md into `dir`")
+	if code, ok := botkit.Parse(fs, args, usage); !ok {
+		return code
+	}
+	if len(fs.Args()) == 0 && f.GenKey == "" {
+		fs.Usage()
+		return botkit.ExitUsage
+	}
+	s, code, done := botkit.Start(&f, env, profiles.KeyDirectory(profiles.BothyAgent))
+	if done {
+		return code
+	}
+	defer s.Close()
+
+	bot := profiles.Bothy(s.Key, env.Scale)
+	if err := s.Apply(&bot); err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	fetcher, err := fetch.NewFetcher(bot)
+	if err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	defer fetcher.CloseIdleConnections()
+	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out,
+		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
+
+	code = botkit.ExitOK
+	for _, arg := range fs.Args() {
+		site, err := botkit.SiteURL(arg)
+		if err != nil {
+			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
+			code = botkit.ExitPartial
+			continue
+		}
+		var ok bool
+		if *fresh {
+			ok = b.freshness(ctx, site)
+		} else {
+			ok = b.crawl(ctx, site)
+		}
+		if !ok {
+			code = botkit.ExitPartial
+		}
+		if ctx.Err() != nil {
+			return botkit.ExitPartial
+		}
+	}
+	if err := b.writeReport(); err != nil {
+		botkit.Fail(env.Stderr, f.Name, "report: %v", err)
+		code = botkit.ExitPartial
+	}
+	return code
+}
+
+type bothy struct {
+	s        *botkit.Session
+	f        *fetch.Fetcher
+	walker   *sitemap.Walker
+	maxPages int
+	out      string
+
+	mu      sync.Mutex // guards results
+	results []botkit.Result
+}
+
+func origin(u *url.URL) string { return crawl.Site(u) }
+
+// declared returns the Sitemap lines of the site's robots.txt as the bot's
+// cache read it (fetching nothing itself).
+func (b *bothy) declared(ctx context.Context, site *url.URL) []string {
+	r, ok := b.s.Tap.Robots(site)
+	if !ok {
+		r, ok = b.s.Tap.Stored(ctx, site)
+	}
+	if !ok {
+		return nil
+	}
+	return r.Sitemaps()
+}
+
+// crawl is a full crawl: home page (robots.txt first, by the fetcher), the
+// sitemap (read with the state kept for -fresh), then sitemap pages and
+// same-site links up to the page cap. Refetches are conditional (B8).
+func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
+	log := b.s.Log.With("site", origin(site))
+	front := &crawl.Frontier{MaxPerSite: b.maxPages, Allowed: func(s string) bool { return s == origin(site) }}
+	home := &url.URL{Scheme: site.Scheme, Host: site.Host, Path: "/"}
+	front.MarkSeen(site) // fetched first, below
+	front.Add(home, 0, "seed")
+
+	// The home page first: it brings robots.txt (and its Sitemap lines).
+	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, OnPage: b.keep}
+	first.Frontier.Add(site, 0, "seed")
+	counts := first.Run(ctx, b.s)
+	if r, ok := b.s.Tap.Robots(site); ok && r.Unreachable() {
+		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+		return false
+	}
+	res, err := b.walker.Check(ctx, origin(site), b.declared(ctx, site))
+	if err != nil {
+		log.Warn("sitemap check failed", "err", err)
+	} else {
+		st, _ := b.walker.Store.Load(ctx, origin(site))
+		pages := make([]string, 0)
+		for p := range st.Snapshot().Pages {
+			pages = append(pages, p)
+		}
+		sort.Strings(pages)
+		for _, p := range pages {
+			if u, err := url.Parse(p); err == nil {
+				front.Add(u, 1, "sitemap")
+			}
+		}
+		log.Info("sitemap read", "pages", len(pages), "requests", res.Requests, "errors", len(res.Errors))
+	}
+	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, OnPage: b.keep}
+	for k, v := range c.Run(ctx, b.s) {
+		counts[k] += v
+	}
+	log.Info("crawl done", "outcomes", botkit.Summary(counts))
+	return counts["ok"]+counts["not_modified"] > 0
+}
+
+// freshness is the B9 check: the sitemap is read (conditionally), compared
+// with the last read kept in the state file, and only pages whose lastmod
+// moved (or that are new) are refetched, with Cache-Control: no-cache. On a
+// site that published nothing this is one request in all.
+func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
+	log := b.s.Log.With("site", origin(site))
+	res, err := b.walker.Check(ctx, origin(site), b.declared(ctx, site))
+	if err != nil {
+		log.Warn("freshness check failed", "err", err)
+		return false
+	}
+	if r, ok := b.s.Tap.Robots(site); ok && r.Unreachable() {
+		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+		return false
+	}
+	refetch := append(append([]string(nil), res.New...), res.Moved...)
+	conditional := res.Unknown
+	if res.Untrusted {
+		log.Info("sitemap lastmods look generated; using conditional requests instead", "reason", res.Reason)
+		refetch, conditional = res.New, append(append([]string(nil), res.Moved...), res.Unknown...)
+	}
+	log.Info("freshness", "first_read", res.First, "new", len(res.New), "moved", len(res.Moved),
+		"unknown", len(res.Unknown), "gone", len(res.Gone), "unchanged", res.Unchanged, "sitemap_requests", res.Requests)
+	for _, g := range res.Gone {
+		b.s.Out.Emit(botkit.Result{URL: g, Outcome: "gone", Reason: "no longer in the sitemap"})
+	}
+	ok := len(res.Errors) == 0
+	for _, batch := range []struct {
+		urls  []string
+		fresh bool
+	}{{refetch, true}, {conditional, false}} {
+		front := &crawl.Frontier{MaxPerSite: b.maxPages}
+		for _, p := range batch.urls {
+			if u, err := url.Parse(p); err == nil {
+				front.Add(u, 0, "sitemap")
+			}
+		}
+		if front.Len() == 0 {
+			continue
+		}
+		c := &botkit.Crawl{Fetcher: b.f, Frontier: front, Fresh: batch.fresh, OnPage: b.keep}
+		c.Run(ctx, b.s)
+	}
+	return ok
+}
+
+// keep records a result for the report and writes the page's text.
+func (b *bothy) keep(it crawl.Item, p *fetch.Page, r botkit.Result) {
+	b.mu.Lock()
+	b.results = append(b.results, r)
+	b.mu.Unlock()
+	if b.out == "" || p == nil || r.Outcome != "ok" || !botkit.IsHTML(p) {
+		return
+	}
+	title, text, _ := links.Text(strings.NewReader(string(p.Body)))
+	name := filepath.Join(b.out, pageFile(it.URL))
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
+		err = os.WriteFile(name, []byte(fmt.Sprintf("%s\n%s\n\n%s", it.URL, title, text)), 0o644)
+		if err != nil {
+			b.s.Log.Warn("writing page text", "file", name, "err", err)
+		}
+	}
+}
+
+// pageFile maps a URL to a file name under the output directory.
+func pageFile(u *url.URL) string {
+	p := strings.Trim(u.EscapedPath(), "/")
+	if p == "" {
+		p = "index"
+	}
+	if u.RawQuery != "" {
+		p += "_" + u.RawQuery
+	}
+	p = strings.Map(func(r rune) rune {
+		if r == '/' || r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, p)
+	p = strings.ReplaceAll(p, "..", "__")
+	return filepath.Join(strings.ReplaceAll(u.Host, ":", "_"), filepath.FromSlash(p)+".txt")
+}
+
+// writeReport writes report.md into the output directory.
+func (b *bothy) writeReport() error {
+	if b.out == "" {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("# BothyBot crawl report\n\n| URL | status | outcome | bytes | why |\n|---|---|---|---|---|\n")
+	for _, r := range b.results {
+		fmt.Fprintf(&sb, "| %s | %d | %s | %d | %s |\n", r.URL, r.Status, r.Outcome, r.Bytes, strings.ReplaceAll(r.Reason, "|", `\|`))
+	}
+	if err := os.MkdirAll(b.out, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(b.out, "report.md"), []byte(sb.String()), 0o644)
+}

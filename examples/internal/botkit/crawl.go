@@ -1,0 +1,101 @@
+package botkit
+
+import (
+	"context"
+	"mime"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
+	"github.com/goodbot-go/goodbot/fetch"
+)
+
+// Crawl is one crawl run over a frontier with a bot's fetcher.
+type Crawl struct {
+	Fetcher     *fetch.Fetcher
+	Frontier    *crawl.Frontier
+	FollowLinks bool
+	// Fresh sends Cache-Control: no-cache (B9 refetches).
+	Fresh bool
+	// OnPage, if set, sees every page after its result is printed.
+	OnPage func(it crawl.Item, p *fetch.Page, r Result)
+
+	mu     sync.Mutex // guards counts
+	counts map[string]int
+}
+
+// Run crawls until the frontier is empty, printing one result per URL and a
+// progress line on stderr while it runs. It returns the count of each
+// outcome.
+func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
+	c.counts = map[string]int{}
+	cr := &crawl.Crawler{
+		Frontier:    c.Frontier,
+		FollowLinks: c.FollowLinks,
+		Log:         s.Log,
+		Get: func(ctx context.Context, it crawl.Item) crawl.Page {
+			gctx := ctx
+			if c.Fresh {
+				gctx = fetch.WithFresh(ctx)
+			}
+			p, err := c.Fetcher.Get(gctx, it.URL.String())
+			r := ResultOf(it.URL.String(), p, err)
+			s.Out.Emit(r)
+			c.mu.Lock()
+			c.counts[r.Outcome]++
+			c.mu.Unlock()
+			if c.OnPage != nil {
+				c.OnPage(it, p, r)
+			}
+			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err)}
+			if p != nil && err == nil && IsHTML(p) {
+				cp.Body = p.Body
+				if u, perr := url.Parse(p.FinalURL); perr == nil {
+					cp.FinalURL = u
+				}
+			}
+			return cp
+		},
+	}
+	prog := s.Prog
+	if prog == nil {
+		prog = &Progress{W: s.Env.Stderr}
+		s.Prog = prog
+	}
+	prog.Counts = func() (int, int) { return cr.Done(), c.Frontier.Len() }
+	stop := prog.Start(ctx)
+	cr.Run(ctx)
+	stop()
+	return c.counts
+}
+
+// IsHTML reports whether a fetched page is an HTML document.
+func IsHTML(p *fetch.Page) bool {
+	if p == nil || p.Header == nil {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(p.Header.Get("Content-Type"))
+	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+}
+
+// Summary formats outcome counts as "ok=3 blocked=1".
+func Summary(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(counts[k]))
+	}
+	return b.String()
+}
