@@ -59,6 +59,9 @@ type Result struct {
 // not be expired or created in the future beyond Skew, and verify.
 // The request is never modified.
 //
+// At most 1024 directories are cached; entries that are neither fresh nor
+// negatively cached make room for new ones.
+//
 // The zero value verifies with directories fetched through
 // http.DefaultClient. Safe for concurrent use.
 type Verifier struct {
@@ -376,8 +379,13 @@ func (v *Verifier) refresh(ctx context.Context, dir string) error {
 	}
 	e := v.dirs[dir]
 	if e == nil {
+		if len(v.dirs) >= maxDirectories {
+			v.sweep(now)
+		}
 		e = &dirEntry{}
-		v.dirs[dir] = e
+		if len(v.dirs) < maxDirectories {
+			v.dirs[dir] = e
+		}
 	}
 	if err != nil {
 		e.negUntil = now.Add(v.negativeTTL())
@@ -391,6 +399,26 @@ func (v *Verifier) refresh(ctx context.Context, dir string) error {
 		v.Logger.Debug("signing: directory fetched", "url", dir, "keys", len(keys), "ttl", ttl)
 	}
 	return nil
+}
+
+// maxDirectories bounds the directory cache: agent URLs come from requests.
+const maxDirectories = 1024
+
+// sweep drops entries that are neither fresh nor negatively cached. v.mu
+// is held.
+// Entries without keys go first, so a flood of bogus agents does not push
+// out the stale keys kept for a directory that is down.
+func (v *Verifier) sweep(now time.Time) {
+	for _, keyless := range []bool{true, false} {
+		for k, e := range v.dirs {
+			if (e.keys == nil) == keyless && !now.Before(e.fresh) && !now.Before(e.negUntil) {
+				delete(v.dirs, k)
+			}
+		}
+		if len(v.dirs) < maxDirectories {
+			return
+		}
+	}
 }
 
 func (v *Verifier) fetch(ctx context.Context, dir string) (KeySet, time.Duration, error) {
