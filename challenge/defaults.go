@@ -136,7 +136,7 @@ func defaultRules() []Rule {
 			Body: [][]string{{"<title>attention required! | cloudflare"}}},
 		{Name: "cloudflare/just-a-moment-status", Vendor: "cloudflare", Kind: JSChallenge, Status: stBlocking,
 			Body: [][]string{{"<title>just a moment...</title>", "<title>just a moment...", "checking your browser before accessing", "checking if the site connection is secure"},
-				{"/cdn-cgi/styles/", "/cdn-cgi/challenge-platform/", "/cdn-cgi/images/", "cloudflare ray id", "class=\"ray-id\"", "class=\"ray_id\"", "security by cloudflare", "protection by cloudflare"}}},
+				{"/cdn-cgi/styles/", "/cdn-cgi/images/trace/", "cloudflare ray id", "class=\"ray-id\"", "class=\"ray_id\"", "security by cloudflare", "protection by cloudflare"}}},
 		{Name: "cloudflare/bot-fight-mode", Vendor: "cloudflare", Kind: JSChallenge,
 			Body: [][]string{{"/cdn-cgi/bm/cv/"}, {"__cf$cv$params"}}, MaxBody: 2048},
 

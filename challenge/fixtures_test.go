@@ -90,6 +90,10 @@ var cloudflareServed = []string{"Server", "cloudflare", "Cf-Ray", "8a1b2c3d4e5f6
 	"Report-To", `{"endpoints":[{"url":"https://a.nel.cloudflare.com/report/v4?s=x"}],"group":"cf-nel","max_age":604800}`,
 	"Content-Security-Policy", "script-src 'self' https://www.google.com/recaptcha/ https://challenges.cloudflare.com https://js.hcaptcha.com"}
 
+// jsdSnippet is the shape of the JavaScript-detections script Cloudflare
+// injects into served HTML pages.
+const jsdSnippet = `<script>(function(){var d=document.createElement('script');d.innerHTML="window.__CF$cv$params={r:'8a1b2c3d4e5f6a7b',t:'MTcwMDAwMDAwMA=='};var a=document.createElement('script');a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';document.getElementsByTagName('head')[0].appendChild(a);";document.head.appendChild(d)})();</script>`
+
 type fixture struct {
 	name    string
 	status  int
@@ -178,7 +182,8 @@ var trapBases = []base{
 	{file: "origin_429.html", statuses: []int{429}, header: cloudflareServed},
 	{file: "origin_429.json", statuses: []int{429}, header: []string{"Content-Type", "application/json", "Retry-After", "30"}},
 	{file: "cf_522.html", statuses: []int{522, 521, 520, 502, 504}, header: cloudflareServed},
-	{file: "maintenance_503.html", statuses: []int{503}, header: cloudflareServed},
+	{file: "maintenance_503.html", statuses: []int{503}, header: cloudflareServed,
+		translations: [][]string{{"</body>", jsdSnippet + "</body>"}}},
 	{file: "vendor_sensors.html", statuses: []int{200, 404}, header: []string{"X-Datadome", "protected", "X-Iinfo", "10-1-0 0NNN", "X-Cdn", "Imperva",
 		"Server", "AkamaiGHost", "Set-Cookie", "datadome=abc; Path=/", "Set-Cookie", "_abck=abc~0~; Path=/", "Set-Cookie", "__ddg1_=abc; Path=/",
 		"Set-Cookie", "visid_incap_123=abc; path=/", "Set-Cookie", "aws-waf-token=abc; Path=/", "X-Amz-Cf-Id", "abc==", "X-Vercel-Id", "fra1::abc", "Server", "Vercel"}},

@@ -164,3 +164,38 @@ func checkVerdict(want sidecar, v Verdict) string {
 	}
 	return "vendor " + v.Vendor + " not in " + strings.Join(want.Vendor, "/")
 }
+
+// TestSamples_MarkerDepth measures how much of each real blocked page the
+// verdict needs: the shortest prefix that already gives the full verdict.
+// MaxBytes must leave a wide margin over the deepest one.
+func TestSamples_MarkerDepth(t *testing.T) {
+	deepest, deepestName := 0, ""
+	for _, s := range loadSamples(t) {
+		if !s.meta.Blocked || len(s.body) == 0 {
+			continue
+		}
+		full := Detect(s.status(), s.header(), s.body)
+		if !full.Blocked {
+			continue
+		}
+		// The smallest n such that the first n bytes, passed as a body of
+		// the full length (so that MaxBody rules see the same size), give
+		// the same rule.
+		need := len(s.body)
+		for n := 0; n <= len(s.body); n += 64 {
+			b := make([]byte, len(s.body))
+			copy(b, s.body[:n])
+			if Detect(s.status(), s.header(), b).Rule == full.Rule {
+				need = n
+				break
+			}
+		}
+		if need > deepest {
+			deepest, deepestName = need, s.name
+		}
+	}
+	t.Logf("deepest marker needed: %d bytes (%s); MaxBytes = %d", deepest, deepestName, MaxBytes)
+	if deepest > MaxBytes/2 {
+		t.Errorf("markers sit at %d bytes, too close to MaxBytes", deepest)
+	}
+}
