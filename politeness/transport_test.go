@@ -793,3 +793,49 @@ func TestTransport_GateErrorClosesRequestBody(t *testing.T) {
 		t.Errorf("request body closed %d times, want 1", body.count())
 	}
 }
+
+func TestTransport_IdleHostsForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"60"}}, 1)
+		gate := politeness.NewMemoryGate()
+		c := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate,
+			Policy: politeness.Policy{IdleTime: 10 * time.Minute}}}
+		mustGet(t, c, hostA) // paused for 60s
+		mustGet(t, c, hostA) // after the pause, a 200
+		if n := gate.Len(); n != 1 {
+			t.Fatalf("Len = %d, want 1", n)
+		}
+		// Slowed delay 2s after the last answer, then the idle time.
+		time.Sleep(2*time.Second + 10*time.Minute - time.Millisecond)
+		gate.Sweep()
+		if n := gate.Len(); n != 1 {
+			t.Errorf("Len = %d: the host must be kept until its gap plus the idle time", n)
+		}
+		time.Sleep(2 * time.Millisecond)
+		gate.Sweep()
+		if n := gate.Len(); n != 0 {
+			t.Errorf("Len = %d after the idle time, want 0", n)
+		}
+	})
+}
+
+type refusingLimiter struct{}
+
+func (refusingLimiter) Wait(context.Context) error { return errors.New("budget exhausted") }
+
+func TestTransport_LimiterErrorReleasesHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		body := &readCloseCounter{}
+		tr := &politeness.Transport{Base: w, Policy: politeness.Policy{Limiter: refusingLimiter{}}}
+		for range 2 { // the second call would block forever if the host stayed held
+			req, _ := http.NewRequest(http.MethodPost, hostA, body)
+			if _, err := tr.RoundTrip(req); err == nil {
+				t.Fatal("no error from a refusing limiter")
+			}
+		}
+		if body.count() != 2 || w.requests(hostA) != 0 {
+			t.Errorf("body closed %d times (want 2), %d requests sent (want 0)", body.count(), w.requests(hostA))
+		}
+	})
+}
