@@ -193,7 +193,7 @@ func BenchmarkThroughput200Hosts(b *testing.B) {
 		b.ReportMetric(float64(bad), "violations")
 		// Server-side gap beyond the delay: timer and scheduling lateness
 		// plus the network on both sides.
-		b.ReportMetric(float64((gapSum/time.Duration(max(gapCount, 1))-delay).Microseconds()), "gap-over-delay-µs")
+		b.ReportMetric(float64((gapSum/time.Duration(max(gapCount, 1)) - delay).Microseconds()), "gap-over-delay-µs")
 	}
 }
 
