@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // B8: a refetch sends the ETag as If-None-Match and Last-Modified as
@@ -131,7 +132,7 @@ func TestState_S2_LocalAddr(t *testing.T) {
 	addr := w.Start()
 	defer w.Close()
 	site(w, "127.0.0.1", "")
-	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, LocalAddr: src})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, LocalAddr: src, Politeness: politeness.Policy{MinDelay: -1}})
 	defer f.CloseIdleConnections()
 	get(t, f, "http://"+addr+"/", fetch.OK)
 	for _, r := range w.Requests() {
