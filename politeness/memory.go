@@ -294,6 +294,17 @@ func (g *MemoryGate) sweepLocked(now int64) {
 	}
 }
 
+// peek returns host's State without waiting for its turn.
+func (g *MemoryGate) peek(host string) (State, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e := g.hosts[host]
+	if e == nil {
+		return State{}, false
+	}
+	return e.st.unpack(), true
+}
+
 // Len returns the number of hosts the gate currently remembers.
 func (g *MemoryGate) Len() int {
 	g.mu.Lock()

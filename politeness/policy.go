@@ -53,9 +53,13 @@ func (m RetryAfterMode) String() string {
 // shorten the pause), else against the local clock. A missing, unparsable,
 // negative or past value means the default backoff: DefaultBackoff doubled for
 // each consecutive rate-limit answer (1, 2, 4 minutes...); any other answer
-// resets the count. A pause longer than MaxRetryAfter is clamped to it, or,
-// with RetryAfterMode GiveUp, makes the Transport give up on the host.
-// The rate-limit response itself is returned to the caller unchanged.
+// resets the count. A pause longer than MaxRetryAfter (asked for, or reached
+// by the doubling backoff) is clamped to it, or, with RetryAfterMode GiveUp,
+// makes the Transport give up on the host. The rate-limit response itself is
+// returned to the caller unchanged. Later requests to the host wait for the
+// pause; one whose context deadline comes before the pause ends fails at once
+// with [ErrRateLimited] (with the default [MemoryGate] even while queued behind
+// other requests; with other gates when its turn comes).
 //
 // # Slow-down and recovery
 //

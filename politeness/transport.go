@@ -182,12 +182,9 @@ type readyer struct {
 }
 
 func (r *readyer) ready(s State) (time.Duration, error) {
-	t, now := r.t, time.Now()
-	if s.GaveUpUntil.After(now) {
-		return 0, t.refuse(r.host, ErrGaveUp, s.GaveUpUntil)
-	}
-	if s.DownUntil.After(now) {
-		return 0, t.refuse(r.host, ErrHostDown, s.DownUntil)
+	now := time.Now()
+	if err := r.refusal(s, now); err != nil {
+		return 0, err
 	}
 	if !s.NotBefore.After(now) {
 		return 0, nil
@@ -195,12 +192,23 @@ func (r *readyer) ready(s State) (time.Duration, error) {
 	d, reason := s.NotBefore.Sub(now), "delay"
 	if s.PauseUntil.After(now) {
 		reason = "pause"
-		if r.hasDeadline && r.deadline.Before(s.PauseUntil) {
-			return 0, t.refuse(r.host, ErrRateLimited, s.PauseUntil)
-		}
 	}
-	t.emit(Event{Kind: EventWait, Host: r.host, Reason: reason, Duration: d, Until: s.NotBefore})
+	r.t.emit(Event{Kind: EventWait, Host: r.host, Reason: reason, Duration: d, Until: s.NotBefore})
 	return d, nil
+}
+
+// refusal returns the error for a request that must not wait for s: the
+// host is given up on or down, or paused beyond the request's deadline.
+func (r *readyer) refusal(s State, now time.Time) error {
+	switch {
+	case s.GaveUpUntil.After(now):
+		return r.t.refuse(r.host, ErrGaveUp, s.GaveUpUntil)
+	case s.DownUntil.After(now):
+		return r.t.refuse(r.host, ErrHostDown, s.DownUntil)
+	case r.hasDeadline && s.PauseUntil.After(now) && r.deadline.Before(s.PauseUntil):
+		return r.t.refuse(r.host, ErrRateLimited, s.PauseUntil)
+	}
+	return nil
 }
 
 func (t *Transport) refuse(host string, sentinel error, until time.Time) error {
@@ -259,9 +267,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var b *body
 	var err error
 	if mg, ok := t.gate.(*MemoryGate); ok {
-		b = new(body) // holds the lease too: one allocation
-		if err = mg.acquire(ctx, host, r.fn, &b.mem); err == nil {
-			lease = &b.mem
+		// A request with a deadline need not queue behind others to learn
+		// that the host is paused beyond it: look first.
+		if r.hasDeadline {
+			if st, found := mg.peek(host); found {
+				err = r.refusal(st, time.Now())
+			}
+		}
+		if err == nil {
+			b = new(body) // holds the lease too: one allocation
+			if err = mg.acquire(ctx, host, r.fn, &b.mem); err == nil {
+				lease = &b.mem
+			}
 		}
 	} else {
 		lease, err = t.gate.Acquire(ctx, host, r.fn)

@@ -839,3 +839,30 @@ func TestTransport_LimiterErrorReleasesHost(t *testing.T) {
 		}
 	})
 }
+
+func TestTransport_B6_QueuedRequestFailsFastDuringPause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pausedWeb(429, http.Header{"Retry-After": {"600"}}, 1)
+		c, _ := newClient(w, politeness.Policy{})
+		mustGet(t, c, hostA)
+		// A patient caller waits through the pause, holding the host's turn.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			mustGet(t, c, hostA+"/patient")
+		}()
+		synctest.Wait()
+		// A caller with a short deadline learns at once, without queueing.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		if _, err := get(ctx, c, hostA+"/hurried"); !errors.Is(err, politeness.ErrRateLimited) {
+			t.Errorf("err = %v, want ErrRateLimited", err)
+		}
+		if time.Since(start) != 0 {
+			t.Errorf("failing fast took %v", time.Since(start))
+		}
+		<-done
+		check(t, w, minGapAfter(time.Second, 600*time.Second))
+	})
+}
