@@ -1,0 +1,84 @@
+package sitemap
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzReader: no panic, only typed or prefixed errors, every entry a
+// valid URL within the limits, and memory bounded by constants whatever
+// the input.
+func FuzzReader(f *testing.F) {
+	seeds := []string{
+		`<urlset><url><loc>https://a.test/1</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+		`<sitemapindex><sitemap>https://a.test/s.xml</sitemap></sitemapindex>`,
+		"https://a.test/1\nhttps://a.test/2",
+		`<rss><channel><item><link>https://a.test/p</link><guid>https://a.test/g</guid><pubDate>Sat, 19 Oct 2024 11:21:53 +0000</pubDate></item></channel></rss>`,
+		`<feed><entry><link href="https://a.test/p"/><updated>2024-01-01T00:00:00Z</updated></entry></feed>`,
+		`<!DOCTYPE x [<!ENTITY a "&a;&a;">]><urlset><url><loc>https://a.test/&a;&#x41;<![CDATA[x]]></loc></url>`,
+		"\xef\xbb\xbf<urlset><url><loc><url>https://a.test/</url></loc><loc>https://a.test/2</loc>",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+		f.Add(gzBytes([]byte(s)))
+	}
+	if files, err := filepath.Glob(filepath.Join(samplesDir, "*")); err == nil {
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil && len(data) < 64<<10 && !strings.HasSuffix(name, ".json") {
+				f.Add(data)
+			}
+		}
+	}
+	opt := &Options{MaxURLs: 100, MaxBytes: 1 << 20, MaxLocBytes: 512, Location: "https://a.test/"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data), opt)
+		n := 0
+		for r.Next() {
+			e := r.Entry()
+			n++
+			if !validLoc(e.Loc) || len(e.Loc) > 512 || !InScope("https://a.test/", e.Loc) {
+				t.Fatalf("bad entry %q", e.Loc)
+			}
+			if e.HasLastMod && (e.LastModErr != nil || e.LastMod.Location() != time.UTC) {
+				t.Fatalf("bad date %+v", e)
+			}
+			if e.Priority < 0 || e.Priority > 1 {
+				t.Fatalf("priority %v", e.Priority)
+			}
+		}
+		if n > 100 || n != r.Count() {
+			t.Fatalf("n=%d Count=%d", n, r.Count())
+		}
+		if err := r.Err(); err != nil {
+			var le *LimitError
+			if !errors.Is(err, ErrSyntax) && !errors.As(err, &le) && !strings.HasPrefix(err.Error(), "sitemap: ") {
+				t.Fatalf("untyped error %v", err)
+			}
+		}
+		const bound = 4 * bufSize
+		if len(r.buf) > bufSize || cap(r.text) > bound || cap(r.bare) > bound || cap(r.tagBuf) > bound || cap(r.guid) > bound {
+			t.Fatalf("memory: buf %d text %d bare %d tag %d guid %d", len(r.buf), cap(r.text), cap(r.bare), cap(r.tagBuf), cap(r.guid))
+		}
+	})
+}
+
+// FuzzParseLastMod: no panic; a parsed date is in UTC.
+func FuzzParseLastMod(f *testing.F) {
+	for _, s := range []string{"2024", "2024-05-06T07:08:09.5+02:00", "Sat, 19 Oct 2024 11:21:53 GMT", "2024-05-06 07:08"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tm, err := ParseLastMod(s)
+		if err == nil && tm.Location() != time.UTC {
+			t.Fatalf("%q: %v not UTC", s, tm)
+		}
+		if err != nil && !errors.Is(err, ErrBadDate) {
+			t.Fatalf("%q: %v", s, err)
+		}
+	})
+}
