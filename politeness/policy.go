@@ -98,7 +98,7 @@ type Policy struct {
 	// for a given-up host is a century).
 	GiveUpFor time.Duration
 	// RateLimitStatuses are the statuses that pause a host. Nil means 429
-	// and 503 ([DefaultRateLimitStatuses]); add 509 where a bot promises it.
+	// and 503; list 429, 503 and 509 where a bot promises 509 too.
 	RateLimitStatuses []int
 	// DefaultBackoff is the pause after a rate-limit answer without a usable
 	// Retry-After, doubled for each consecutive one. Zero means one minute.
@@ -132,9 +132,6 @@ type Policy struct {
 type Limiter interface {
 	Wait(ctx context.Context) error
 }
-
-// DefaultRateLimitStatuses are the statuses that pause a host by default.
-var DefaultRateLimitStatuses = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
