@@ -1,0 +1,251 @@
+// Package readiness is BothyBot's readiness check (B10), run by
+// examples/readiness and by the demo: the home page, /robots.txt, the files
+// AI assistants look for (/llms.txt, /llms-full.txt), the sitemap and a few
+// pages (with -full, a crawl capped at a few hundred pages), under BothyBot's
+// name, signature and pacing. It writes a readable report, Markdown and one
+// self-contained HTML page, saying what was found, what is blocked (robots,
+// challenge, errors) and why.
+package readiness
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
+	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/examples/internal/report"
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/robots"
+	"github.com/goodbot-go/goodbot/sitemap"
+)
+
+// AIFiles are the paths AI assistants look for.
+var AIFiles = []string{"/llms.txt", "/llms-full.txt"}
+
+// FullCap is the page cap of a full readiness crawl ("a few hundred").
+const FullCap = 300
+
+const usage = "readiness [flags] URL...\n\n" +
+	"Checks each site as BothyBot would see it: home page, robots.txt, AI files, sitemap and\n" +
+	"a few pages (-full: a crawl of up to 300 pages), and writes a readiness report."
+
+// Run is readiness's main. It returns the exit status.
+func Run(ctx context.Context, args []string, env botkit.Env) int {
+	fs := flag.NewFlagSet("readiness", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	f := botkit.Flags{Name: "readiness", Signs: true}
+	f.Register(fs, botkit.DefaultStatePath("readiness"), 5)
+	full := fs.Bool("full", false, fmt.Sprintf("full readiness crawl: follow links, up to -max-pages (capped at %d)", FullCap))
+	prefix := fs.String("report", "", "write the report to `prefix`.md and prefix.html (default: Markdown on stdout unless -json)")
+	if code, ok := botkit.Parse(fs, args, usage); !ok {
+		return code
+	}
+	if len(fs.Args()) == 0 && f.GenKey == "" {
+		fs.Usage()
+		return botkit.ExitUsage
+	}
+	if *full && f.MaxPages == 5 {
+		f.MaxPages = FullCap
+	}
+	f.MaxPages = min(f.MaxPages, FullCap) // B10: capped at a few hundred pages
+	s, code, done := botkit.Start(&f, env, profiles.KeyDirectory(profiles.BothyAgent))
+	if done {
+		return code
+	}
+	defer s.Close()
+	bot := profiles.Bothy(s.Key, env.Scale)
+	if err := s.Apply(&bot); err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	fetcher, err := fetch.NewFetcher(bot)
+	if err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	defer fetcher.CloseIdleConnections()
+	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full,
+		agent:  robots.Agent{Token: bot.Token, Former: bot.FormerTokens},
+		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
+
+	code = botkit.ExitOK
+	var reports []*report.Report
+	for _, arg := range fs.Args() {
+		site, err := botkit.SiteURL(arg)
+		if err != nil {
+			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
+			code = botkit.ExitPartial
+			continue
+		}
+		rep := c.check(ctx, site)
+		reports = append(reports, rep)
+		if rep.Summary().Found == 0 {
+			code = botkit.ExitPartial
+		}
+	}
+	if err := write(reports, *prefix, f.JSON, env); err != nil {
+		botkit.Fail(env.Stderr, f.Name, "report: %v", err)
+		return botkit.ExitFailure
+	}
+	return code
+}
+
+type checker struct {
+	s        *botkit.Session
+	f        *fetch.Fetcher
+	walker   *sitemap.Walker
+	maxPages int
+	full     bool
+	agent    robots.Agent
+}
+
+// check runs the readiness check of one site.
+func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
+	rep := &report.Report{Site: crawl.Site(site), Agent: profiles.BothyUA, Started: time.Now()}
+	var mu sync.Mutex
+	add := func(it report.Item) {
+		mu.Lock()
+		rep.Items = append(rep.Items, it)
+		mu.Unlock()
+	}
+	get := func(kind, raw string) (*fetch.Page, error) {
+		p, err := c.f.Get(ctx, raw)
+		r := botkit.ResultOf(raw, p, err)
+		c.s.Out.Emit(r)
+		add(item(kind, r))
+		return p, err
+	}
+	home := site.ResolveReference(&url.URL{Path: "/"})
+	homePage, homeErr := get("home", home.String())
+
+	// robots.txt, as the bot's cache read it before the home page.
+	robotsURL := home.ResolveReference(&url.URL{Path: "/robots.txt"}).String()
+	var declared []string
+	if e, ok := c.s.Tap.Entry(site); ok {
+		r, _ := c.s.Tap.Robots(site)
+		it := report.Item{Kind: "robots", URL: robotsURL, Status: e.Status, Outcome: "ok", Bytes: int64(len(e.Body))}
+		switch {
+		case e.Status == 0 || r.Unreachable():
+			it.Outcome, it.Why = "unreachable", "robots.txt could not be read: BothyBot fetches nothing until it can"
+		case e.Status >= 400:
+			it.Why = "no robots.txt: no restrictions"
+		default:
+			declared = r.Sitemaps()
+			it.Why = fmt.Sprintf("%d sitemap(s) declared", len(declared))
+			if !r.Allowed(c.agent, "/") {
+				it.Why += "; the home page is disallowed for BothyBot"
+			}
+		}
+		add(it)
+	} else {
+		add(report.Item{Kind: "robots", URL: robotsURL, Outcome: "unreachable", Why: botkit.Reason(homePage, homeErr)})
+	}
+
+	for _, p := range AIFiles {
+		get("ai-file", home.ResolveReference(&url.URL{Path: p}).String())
+	}
+
+	// The sitemap: what it lists, and the first pages of it.
+	front := &crawl.Frontier{MaxPerSite: c.maxPages, Allowed: func(s string) bool { return s == crawl.Site(site) }}
+	front.MarkSeen(home)
+	res, err := c.walker.Check(ctx, crawl.Site(site), declared)
+	smURL := sitemap.DefaultSitemapURL(crawl.Site(site))
+	if len(declared) > 0 {
+		smURL = strings.Join(declared, " ")
+	}
+	switch {
+	case err != nil:
+		add(report.Item{Kind: "sitemap", URL: smURL, Outcome: "error", Why: err.Error()})
+	default:
+		it := report.Item{Kind: "sitemap", URL: smURL, Outcome: "ok", Status: 200, Why: fmt.Sprintf("%d pages listed", res.Pages)}
+		if res.Fetched+res.NotModified == 0 {
+			it.Outcome, it.Status, it.Why = "missing", 404, "no readable sitemap"
+			if len(res.Errors) > 0 {
+				it.Why += ": " + res.Errors[0].Error()
+			}
+		}
+		add(it)
+		st, _ := c.walker.Store.Load(ctx, crawl.Site(site))
+		var pages []string
+		for p := range st.Snapshot().Pages {
+			pages = append(pages, p)
+		}
+		sort.Strings(pages)
+		for _, p := range pages {
+			if u, err := url.Parse(p); err == nil {
+				front.Add(u, 1, "sitemap")
+			}
+		}
+	}
+	// Pages: sitemap entries first, then links from the home page.
+	if homeErr == nil && botkit.IsHTML(homePage) {
+		base, _ := url.Parse(homePage.FinalURL)
+		ls, _ := links.Extract(base, bytes.NewReader(homePage.Body))
+		for _, l := range ls {
+			front.Add(l.URL, 1, "link")
+		}
+	}
+	cr := &botkit.Crawl{Fetcher: c.f, Frontier: front, FollowLinks: c.full, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
+		add(item("page", r))
+	}}
+	cr.Run(ctx, c.s)
+	rep.Finished = time.Now()
+	return rep
+}
+
+func item(kind string, r botkit.Result) report.Item {
+	return report.Item{Kind: kind, URL: r.URL, Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Why: r.Reason}
+}
+
+func write(reps []*report.Report, prefix string, jsonOut bool, env botkit.Env) error {
+	if prefix == "" {
+		if jsonOut {
+			return nil
+		}
+		for _, r := range reps {
+			if err := r.WriteMarkdown(env.Stdout); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range reps {
+		name := prefix
+		if len(reps) > 1 {
+			name += "-" + strings.NewReplacer("://", "-", ":", "-", "/", "-").Replace(r.Site)
+		}
+		for _, w := range []struct {
+			ext   string
+			write func(io.Writer) error
+		}{{".md", r.WriteMarkdown}, {".html", r.WriteHTML}} {
+			if err := writeFile(name+w.ext, w.write); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(env.Stderr, "readiness: wrote %s.md and %s.html\n", name, name)
+	}
+	return nil
+}
+
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
