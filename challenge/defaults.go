@@ -72,6 +72,12 @@ var (
 		"sicherheitsprüfung", "no eres un robot", "no soy un robot", "verificación de seguridad", "não sou um robô",
 		"verificação de segurança", "non sei un robot", "verifica di sicurezza", "не робот", "проверка безопасности",
 	}
+	wordfencePage = []string{"your access to this site has been limited", "about wordfence", "blocking rules",
+		"potentially unsafe operation", "temporarily locked out"}
+	// DataDome's bootstrap object on its challenge pages.
+	ddBootstrap = []string{"var dd={'cid'", "var dd={'rt'", "var dd={\"cid\"", "var dd={\"rt\""}
+	// DDoS-Guard's own page elements.
+	ddgPage       = []string{"<title>ddos-guard</title>", "id=\"ddg-l10n-title\"", "data-ddg-origin", "src=\"/.well-known/ddos-guard/"}
 	googleUnusual = []string{
 		"our systems have detected unusual traffic from your computer network",
 		"unsere systeme haben ungewöhnlichen datenverkehr", "nuestros sistemas han detectado tráfico inusual",
@@ -114,8 +120,9 @@ func defaultRules() []Rule {
 			Body: [][]string{{"used cloudflare to restrict access"}, cfErrorPage}},
 		{Name: "cloudflare/access-denied-403", Vendor: "cloudflare", Kind: Block, Status: st403,
 			Body: [][]string{{"used cloudflare to restrict access"}}},
-		{Name: "cloudflare/error-code-plain", Vendor: "cloudflare", Kind: Block,
-			Body: [][]string{{"error code: 10"}}, MaxBody: 64},
+		{Name: "cloudflare/error-code-plain", Vendor: "cloudflare", Kind: Block, MaxBody: 64,
+			Body: [][]string{{"error code: 1005", "error code: 1006", "error code: 1007", "error code: 1008",
+				"error code: 1009", "error code: 1010", "error code: 1012", "error code: 1020"}}},
 		{Name: "cloudflare/sorry-blocked", Vendor: "cloudflare", Kind: Block,
 			Body: [][]string{{"sorry, you have been blocked"}, append([]string{"cloudflare ray id", "performance &amp; security by"}, cfErrorPage...)}},
 
@@ -173,8 +180,12 @@ func defaultRules() []Rule {
 
 		// ---- DDoS-Guard (check.ddos-guard.net/check.js is on served pages).
 		{Name: "ddos-guard/captcha", Vendor: "ddos-guard", Kind: Captcha,
-			Body: [][]string{{"/.well-known/ddos-guard/ddg-captcha-page/"}}},
+			Body: [][]string{{"/.well-known/ddos-guard/ddg-captcha-page/"}, ddgPage}},
 		{Name: "ddos-guard/js-challenge", Vendor: "ddos-guard", Kind: JSChallenge,
+			Body: [][]string{{"/.well-known/ddos-guard/js-challenge/"}, ddgPage}},
+		{Name: "ddos-guard/captcha-403", Vendor: "ddos-guard", Kind: Captcha, Status: st403,
+			Body: [][]string{{"/.well-known/ddos-guard/ddg-captcha-page/"}}},
+		{Name: "ddos-guard/js-challenge-403", Vendor: "ddos-guard", Kind: JSChallenge, Status: st403,
 			Body: [][]string{{"/.well-known/ddos-guard/js-challenge/"}}},
 		{Name: "ddos-guard/title-captcha", Vendor: "ddos-guard", Kind: Captcha,
 			Body: [][]string{{"<title>ddos-guard</title>"}, {"recaptcha/api.js", "hcaptcha.com/1/api.js", "class=\"g-recaptcha"}}},
@@ -205,11 +216,11 @@ func defaultRules() []Rule {
 		{Name: "datadome/json-captcha", Vendor: "datadome", Kind: Captcha, MaxBody: 4096,
 			Body: [][]string{{"\"url\":\"https://geo.captcha-delivery.com/captcha/"}}},
 		{Name: "datadome/banned", Vendor: "datadome", Kind: Block,
-			Body: [][]string{{"captcha-delivery.com"}, {",'t':'bv','", ",\"t\":\"bv\",\""}}},
+			Body: [][]string{{"captcha-delivery.com"}, ddBootstrap, {",'t':'bv','", ",\"t\":\"bv\",\""}}},
 		{Name: "datadome/interstitial", Vendor: "datadome", Kind: JSChallenge,
-			Body: [][]string{{"captcha-delivery.com"}, {"geo.captcha-delivery.com/interstitial/", "var dd={'rt':'i'", "var dd={\"rt\":\"i\""}}},
+			Body: [][]string{{"captcha-delivery.com"}, {"var dd={'rt':'i'", "var dd={\"rt\":\"i\"", "src=\"https://geo.captcha-delivery.com/interstitial/"}}},
 		{Name: "datadome/captcha", Vendor: "datadome", Kind: Captcha,
-			Body: [][]string{{"captcha-delivery.com"}, {"please enable js and disable any ad blocker", "var dd={'cid'", "var dd={'rt'", "title=\"datadome captcha\"", "ct.captcha-delivery.com/c.js"}}},
+			Body: [][]string{{"captcha-delivery.com"}, append([]string{"<p id=\"cmsg\">", "title=\"datadome captcha\"", "src=\"https://ct.captcha-delivery.com/c.js"}, ddBootstrap...)}},
 		{Name: "datadome/header", Vendor: "datadome", Kind: Captcha, Status: st403,
 			Header: []HeaderMatch{{"X-Dd-B", ""}, {"X-Datadome", ""}}},
 
@@ -217,8 +228,6 @@ func defaultRules() []Rule {
 		{Name: "perimeterx/captcha", Vendor: "perimeterx", Kind: Captcha,
 			Body: [][]string{{"<div id=\"px-captcha\"", "pxcaptchasrc", "content=\"px-captcha\"", "captcha.px-cdn.net/", "/captcha/captcha.js?a=c"},
 				{"window._pxappid", "access to this page has been denied", "perimeterx.com/", "press & hold", "press &amp; hold"}}},
-		{Name: "perimeterx/denied", Vendor: "perimeterx", Kind: Captcha,
-			Body: [][]string{{"perimeterx.com/whywasiblocked"}, {"access to this page has been denied"}}},
 
 		// ---- Kasada (p.js, /fp, /tl and KPSDK.configure are on served pages).
 		{Name: "kasada/ips", Vendor: "kasada", Kind: JSChallenge,
@@ -246,11 +255,14 @@ func defaultRules() []Rule {
 
 		// ---- Wordfence.
 		{Name: "wordfence/rate-limit", Vendor: "wordfence", Kind: RateLimit,
-			Body: [][]string{{"exceeded the maximum number of"}, {"generated by wordfence", "your access to this site has been limited", "about wordfence"}}},
+			Body: [][]string{{"exceeded the maximum number of"}, {"<em>generated by wordfence at"}}},
+		{Name: "wordfence/rate-limit-status", Vendor: "wordfence", Kind: RateLimit, Status: []int{429, 503},
+			Body: [][]string{{"exceeded the maximum number of"}, {"your access to this site has been limited", "generated by wordfence at"}}},
 		{Name: "wordfence/block", Vendor: "wordfence", Kind: Block,
-			Body: [][]string{{"generated by wordfence", "wordfence.com/help/?query=locked-out"},
-				{"your access to this site has been limited", "about wordfence", "blocking rules", "potentially unsafe operation", "temporarily locked out"}}},
-		{Name: "wordfence/limited-text", Vendor: "wordfence", Kind: Block,
+			Body: [][]string{{"<em>generated by wordfence at"}, wordfencePage}},
+		{Name: "wordfence/block-status", Vendor: "wordfence", Kind: Block, Status: []int{403, 503},
+			Body: [][]string{{"generated by wordfence at", "wordfence.com/help/?query=locked-out"}, wordfencePage}},
+		{Name: "wordfence/limited-text", Vendor: "wordfence", Kind: Block, MaxBody: 2 * smallPage,
 			Body: [][]string{{"your access to this site has been limited"}, {"http response code 503", "http response code 403", "generated by wordfence"}}},
 
 		// ---- Anubis and similar proof-of-work gates (200 by default).
