@@ -132,6 +132,7 @@ type Reader struct {
 	text       []byte // captured text of field
 	textOver   bool
 	bare       []byte // direct text of <sitemap>/<url>, for a missing <loc>
+	bareOver   bool   // bare text longer than maxLoc
 	cur        Entry
 	curBad     bool
 	guid       []byte
@@ -886,7 +887,7 @@ func (r *Reader) addText(b []byte, cdata bool) {
 	dst, over := &r.text, &r.textOver
 	limit := r.maxLoc
 	if r.field == fNone {
-		dst, over = &r.bare, &r.curBad
+		dst, over = &r.bare, &r.bareOver
 	} else if r.field != fLoc && r.field != fLink && r.field != fGUID {
 		limit = maxDateText
 	}
@@ -910,6 +911,7 @@ func (r *Reader) beginEntry() {
 	r.curBad = false
 	r.field = fNone
 	r.bare = r.bare[:0]
+	r.bareOver = false
 	r.guid = r.guid[:0]
 	r.updated = false
 }
@@ -982,7 +984,7 @@ func (r *Reader) closeEntry() {
 			e.Loc = string(loc)
 		}
 	}
-	if e.Loc == "" && !r.curBad && len(r.bare) > 0 {
+	if e.Loc == "" && !r.curBad && !r.bareOver && len(r.bare) > 0 {
 		if loc := cleanLoc(r.bare); hasHTTPScheme(loc) {
 			e.Loc = string(loc)
 		}

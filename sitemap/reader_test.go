@@ -451,3 +451,12 @@ func TestReader_ByteAtATime(t *testing.T) {
 		t.Errorf("got %+v, %v", got, r.Err())
 	}
 }
+
+func TestReader_LongJunkBeforeLoc(t *testing.T) {
+	junk := strings.Repeat("junk ", 4000) // 20 KB of text inside <url>, before <loc>
+	in := "<urlset><url>" + junk + "<lastmod>2024-01-01</lastmod><loc>https://a.test/1</loc></url></urlset>"
+	got, r := collect(t, []byte(in), nil)
+	if len(got) != 1 || got[0].Loc != "https://a.test/1" || !got[0].HasLastMod || r.Invalid() != 0 {
+		t.Errorf("got %+v, invalid %d", got, r.Invalid())
+	}
+}

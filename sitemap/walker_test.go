@@ -12,7 +12,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that no test leaves a goroutine behind (the walker's
+// HTTP connections included).
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // testSite serves sitemap files from memory on loopback, with ETags, and
 // counts requests on the server side. "{{base}}" in a body becomes the
