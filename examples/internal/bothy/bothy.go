@@ -19,7 +19,6 @@ import (
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/crawl"
-	"github.com/goodbot-go/goodbot/examples/internal/links"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/sitemap"
@@ -62,7 +61,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return botkit.ExitFailure
 	}
 	defer fetcher.CloseIdleConnections()
-	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out,
+	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out, Log: s.Log},
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
 	code = botkit.ExitOK
@@ -99,6 +98,7 @@ type bothy struct {
 	walker   *sitemap.Walker
 	maxPages int
 	out      string
+	pages    *botkit.PageStore
 
 	mu      sync.Mutex // guards results
 	results []botkit.Result
@@ -213,36 +213,7 @@ func (b *bothy) keep(it crawl.Item, p *fetch.Page, r botkit.Result) {
 	b.mu.Lock()
 	b.results = append(b.results, r)
 	b.mu.Unlock()
-	if b.out == "" || p == nil || r.Outcome != "ok" || !botkit.IsHTML(p) {
-		return
-	}
-	title, text, _ := links.Text(strings.NewReader(string(p.Body)))
-	name := filepath.Join(b.out, pageFile(it.URL))
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err == nil {
-		err = os.WriteFile(name, []byte(fmt.Sprintf("%s\n%s\n\n%s", it.URL, title, text)), 0o644)
-		if err != nil {
-			b.s.Log.Warn("writing page text", "file", name, "err", err)
-		}
-	}
-}
-
-// pageFile maps a URL to a file name under the output directory.
-func pageFile(u *url.URL) string {
-	p := strings.Trim(u.EscapedPath(), "/")
-	if p == "" {
-		p = "index"
-	}
-	if u.RawQuery != "" {
-		p += "_" + u.RawQuery
-	}
-	p = strings.Map(func(r rune) rune {
-		if r == '/' || r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, p)
-	p = strings.ReplaceAll(p, "..", "__")
-	return filepath.Join(strings.ReplaceAll(u.Host, ":", "_"), filepath.FromSlash(p)+".txt")
+	b.pages.Save(it.URL, p, r)
 }
 
 // writeReport writes report.md into the output directory.
