@@ -2,6 +2,7 @@ package signing
 
 import (
 	"crypto"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -181,7 +182,12 @@ func (s *Signer) Sign(req *http.Request) error {
 	if s.Nonce {
 		cfg.SetNonce(newNonce())
 	}
-	hs, err := httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
+	var hs *httpsign.Signer
+	if priv, ok := s.Key.(ed25519.PrivateKey); ok {
+		hs, err = httpsign.NewEd25519Signer(priv, cfg, c.fields)
+	} else { // e.g. an HSM or KMS handle: signed through jwx's EdDSA signer
+		hs, err = httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
+	}
 	if err != nil {
 		return fmt.Errorf("signing: %w", err)
 	}
