@@ -2,6 +2,7 @@ package signing_test
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -197,3 +198,31 @@ func TestSigner_Forms_B2_D2(t *testing.T) {
 		}
 	}
 }
+
+// opaqueSigner stands for an HSM or KMS handle: a crypto.Signer that is not
+// an ed25519.PrivateKey.
+type opaqueSigner struct{ k ed25519.PrivateKey }
+
+func (o opaqueSigner) Public() crypto.PublicKey { return o.k.Public() }
+func (o opaqueSigner) Sign(r io.Reader, msg []byte, opts crypto.SignerOpts) ([]byte, error) {
+	return o.k.Sign(r, msg, opts)
+}
+
+func TestSigner_OpaqueCryptoSigner(t *testing.T) {
+	key := signingtest.BothyKey()
+	s := &signing.Signer{Key: opaqueSigner{key}, Agent: "https://bothy.tools"}
+	req := httptest.NewRequest(http.MethodGet, "https://example.com/", nil)
+	must(t, s.Sign(req))
+	ks, _ := signing.NewKeySet(pub(key))
+	if _, err := (&signing.Verifier{Keys: ks}).Verify(req); err != nil {
+		t.Fatal(err)
+	}
+	// A non-Ed25519 key is refused with ErrNoKey.
+	if err := (&signing.Signer{Key: notEd{}, Agent: "https://bothy.tools"}).Sign(req); !errors.Is(err, signing.ErrNoKey) {
+		t.Fatalf("non-Ed25519 key: %v", err)
+	}
+}
+
+type notEd struct{ crypto.Signer }
+
+func (notEd) Public() crypto.PublicKey { return []byte("rsa?") }
