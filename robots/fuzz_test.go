@@ -48,19 +48,21 @@ func FuzzAllowed(f *testing.F) {
 // slowAllowed is Allowed by brute force: every rule of the chosen groups,
 // matched by a recursive glob.
 func slowAllowed(r *Robots, a Agent, target string) bool {
-	p := normalizeTarget(nil, target)
+	p := string(normalizeTarget(nil, target))
 	if isRobotsTxt(p) {
 		return true
 	}
 	decide := func(gs []int32) (matched, allow bool) {
 		best := int32(-1)
 		for _, gi := range gs {
-			for _, ru := range r.groups[gi].rules {
-				if !globMatch(ru.pattern, string(p)) {
+			g := &r.groups[gi]
+			for i := g.r0; i < g.r1; i++ {
+				ru := &r.m.rules[i]
+				if !globMatch(r.m.pattern(ru), p) {
 					continue
 				}
-				if ru.prio > best || (ru.prio == best && ru.allow) {
-					best, allow = ru.prio, ru.allow || (ru.prio == best && allow)
+				if ru.n > best || (ru.n == best && ru.allow) {
+					best, allow = ru.n, ru.allow || (ru.n == best && allow)
 				}
 			}
 		}

@@ -1,8 +1,8 @@
 package robots
 
 import (
-	"bytes"
 	"strings"
+	"unsafe"
 )
 
 // Allowed reports whether a may fetch target. The target is a path with an
@@ -11,7 +11,7 @@ import (
 // and for which groups apply.
 //
 // Allowed does not allocate for targets whose normalised path and query fit
-// in 2 KiB.
+// in 2 KiB; a target already in normal form (the usual case) is not copied.
 func (r *Robots) Allowed(a Agent, target string) bool {
 	ok, _ := r.decide(a, target)
 	return ok
@@ -26,14 +26,37 @@ func (r *Robots) Decide(a Agent, target string) (allowed bool, rule string) {
 		return ok, ""
 	}
 	if ru.allow {
-		return ok, "Allow: " + ru.pattern
+		return ok, "Allow: " + r.m.pattern(ru)
 	}
-	return ok, "Disallow: " + ru.pattern
+	return ok, "Disallow: " + r.m.pattern(ru)
 }
 
 func (r *Robots) decide(a Agent, target string) (bool, *rule) {
-	var buf [2048]byte
-	p := normalizeTarget(buf[:0], target)
+	pq := pathAndQuery(target)
+	if needsNormalizing(pq) {
+		// The normalised target lives in a stack buffer for the duration of
+		// this call; p only aliases it and does not outlive it.
+		var buf [2048]byte
+		b := normalizeTarget(buf[:0], target)
+		return r.decidePath(a, unsafe.String(unsafe.SliceData(b), len(b)))
+	}
+	return r.decidePath(a, pq)
+}
+
+// needsNormalizing reports whether pq is not already its own normal form.
+func needsNormalizing(pq string) bool {
+	if pq == "" || pq[0] != '/' {
+		return true
+	}
+	for i := 0; i < len(pq); i++ {
+		if c := pq[i]; !plain[c] && c != '?' {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	if isRobotsTxt(p) {
 		return true, nil // RFC 9309 §2.2.2
 	}
@@ -47,8 +70,7 @@ func (r *Robots) decide(a Agent, target string) (bool, *rule) {
 		return false, nil
 	}
 	named := false
-	var deny *rule
-	var allowRule *rule
+	var deny, allow *rule
 	r.eachName(a, func(gs []int32) bool {
 		named = true
 		if best := r.best(gs, p); best != nil {
@@ -56,7 +78,7 @@ func (r *Robots) decide(a Agent, target string) (bool, *rule) {
 				deny = best
 				return false
 			}
-			allowRule = best
+			allow = best
 		}
 		return true
 	})
@@ -64,7 +86,7 @@ func (r *Robots) decide(a Agent, target string) (bool, *rule) {
 		return false, deny
 	}
 	if named {
-		return true, allowRule
+		return true, allow
 	}
 	if best := r.best(r.star, p); best != nil {
 		return best.allow, best
@@ -72,74 +94,70 @@ func (r *Robots) decide(a Agent, target string) (bool, *rule) {
 	return true, nil
 }
 
-func isRobotsTxt(p []byte) bool {
-	if i := bytes.IndexByte(p, '?'); i >= 0 {
+func isRobotsTxt(p string) bool {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
 		p = p[:i]
 	}
-	return string(p) == "/robots.txt"
+	return p == "/robots.txt"
 }
 
 // best returns the deciding rule among the merged groups gs for the
 // normalised path p, or nil if none matches.
-func (r *Robots) best(gs []int32, p []byte) *rule {
+func (r *Robots) best(gs []int32, p string) *rule {
 	var best *rule
 	for _, gi := range gs {
-		best = r.groups[gi].best(p, best)
+		if root := r.groups[gi].root; root >= 0 {
+			best = r.m.best(root, p, best)
+		}
 	}
 	return best
 }
 
-// better reports whether a matching rule ru beats the current best.
-func better(ru, best *rule) bool {
-	if best == nil {
-		return true
-	}
-	return ru.prio > best.prio || (ru.prio == best.prio && ru.allow && !best.allow)
+// beaten reports whether a rule or subtree of length prio, Allow or not,
+// cannot beat best.
+func beaten(prio int32, allow bool, best *rule) bool {
+	return best != nil && (prio < best.n || (prio == best.n && (best.allow || !allow)))
 }
 
-// best walks the trie along p and returns the longest matching rule, or best
+// best walks the trie at root along p and returns the longest matching rule, or best
 // if none beats it.
-func (g *group) best(p []byte, best *rule) *rule {
-	if len(g.nodes) == 0 {
-		return best
-	}
-	n := &g.nodes[0]
-	depth := 0
+func (m *matcher) best(root int32, p string, best *rule) *rule {
+	n := &m.nodes[root]
 	for {
-		if n.maxPrio < 0 || (best != nil && (n.maxPrio < best.prio || (n.maxPrio == best.prio && best.allow))) {
+		if n.maxPrio < 0 || beaten(n.maxPrio, true, best) {
 			return best // nothing below can win
 		}
-		for _, ri := range g.order[n.rule0 : n.rule0+n.nrule] {
-			ru := &g.rules[ri]
-			if best != nil && (ru.prio < best.prio || (ru.prio == best.prio && (best.allow || !ru.allow))) {
+		for _, ri := range m.order[n.rule0 : n.rule0+n.nrule] {
+			ru := &m.rules[ri]
+			if beaten(ru.n, ru.allow, best) {
 				break // rules are longest first, Allow first
 			}
-			if ru.matchRest(p) {
+			if m.matchRest(ru, p) {
 				best = ru
 				break
 			}
 		}
-		if depth == len(p) {
+		d := int(n.depth)
+		if d >= len(p) {
 			return best
 		}
-		next := g.child(n, p[depth])
-		if next < 0 {
+		e := m.child(n, p[d])
+		if e == nil || !strings.HasPrefix(p[d:], m.text[e.off:e.off+e.n]) {
 			return best
 		}
-		n = &g.nodes[next]
-		depth++
+		n = &m.nodes[e.to]
 	}
 }
 
-func (g *group) child(n *node, c byte) int32 {
-	es := g.edges[n.edge0 : n.edge0+n.nedge]
+func (m *matcher) child(n *node, c byte) *edge {
+	es := m.edges[n.edge0 : n.edge0+n.nedge]
 	if len(es) <= 8 {
 		for i := range es {
 			if es[i].c == c {
-				return es[i].to
+				return &es[i]
 			}
 		}
-		return -1
+		return nil
 	}
 	lo, hi := 0, len(es)
 	for lo < hi {
@@ -151,39 +169,34 @@ func (g *group) child(n *node, c byte) int32 {
 		}
 	}
 	if lo < len(es) && es[lo].c == c {
-		return es[lo].to
+		return &es[lo]
 	}
-	return -1
+	return nil
 }
 
 // matchRest reports whether ru matches p, given that p starts with ru's
 // literal prefix.
-func (ru *rule) matchRest(p []byte) bool {
+func (m *matcher) matchRest(ru *rule, p string) bool {
 	if !ru.star {
 		return !ru.anchored || len(p) == int(ru.lit)
 	}
 	pos := int(ru.lit)
-	segs := ru.segs
+	segs := m.segs[ru.seg0 : ru.seg0+ru.nseg]
+	last := ""
 	if ru.anchored {
-		last := segs[len(segs)-1]
+		l := segs[len(segs)-1]
+		last = m.text[l.off : l.off+l.n]
 		segs = segs[:len(segs)-1]
-		for _, s := range segs {
-			i := bytes.Index(p[pos:], s)
-			if i < 0 {
-				return false
-			}
-			pos += i + len(s)
-		}
-		return len(p)-len(last) >= pos && bytes.HasSuffix(p, last)
 	}
-	for _, s := range segs {
-		i := bytes.Index(p[pos:], s)
+	for _, sp := range segs {
+		s := m.text[sp.off : sp.off+sp.n]
+		i := strings.Index(p[pos:], s)
 		if i < 0 {
 			return false
 		}
 		pos += i + len(s)
 	}
-	return true
+	return !ru.anchored || (len(p)-len(last) >= pos && strings.HasSuffix(p, last))
 }
 
 // normalizeTarget appends to dst the normalised path and query of target (a
@@ -228,6 +241,17 @@ func pathAndQuery(t string) string {
 func normalize(dst []byte, s string, pattern bool) []byte {
 	inQuery := false
 	for i := 0; i < len(s); i++ {
+		// Copy runs of plain octets at once.
+		j := i
+		for j < len(s) && plain[s[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, s[i:j]...)
+			if i = j; i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
@@ -263,6 +287,14 @@ func normalize(dst []byte, s string, pattern bool) []byte {
 }
 
 const hexDigits = "0123456789ABCDEF"
+
+// plain marks the octets normalize copies as they are.
+var plain = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c != '%' && c != '?' && c != '*' && c != '$' && !needsEscape(byte(c))
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'

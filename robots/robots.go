@@ -30,6 +30,7 @@ type Agent struct {
 // empty file does.
 type Robots struct {
 	groups      []group
+	m           matcher
 	names       map[string][]int32 // lower-cased product token -> its groups
 	star        []int32            // groups for "*"
 	sitemaps    []string
@@ -46,35 +47,54 @@ const (
 	modeDisallowAll
 )
 
+// group is one robots.txt group: its rules are rules[r0:r1] of the matcher,
+// with their trie at nodes[root] (-1 if the group has no rules).
 type group struct {
-	rules    []rule
-	nodes    []node // trie over the rules' literal prefixes; nodes[0] is the root
-	edges    []edge
-	order    []int32 // rule indices, grouped by node, longest first
-	delay    time.Duration
-	hasDelay bool
+	root, r0, r1 int32
+	delay        time.Duration
+	hasDelay     bool
+}
+
+// matcher holds the compiled rules of all groups, in shared arrays.
+type matcher struct {
+	text  string // the normalised patterns of all rules, back to back
+	rules []rule
+	segs  []span  // wildcard segments of all rules
+	nodes []node  // per group, a path-compressed trie over the rules' literal prefixes
+	edges []edge  //
+	order []int32 // rule indices, grouped by node, longest first, Allow first
 }
 
 // rule is one Allow or Disallow line, normalised.
 type rule struct {
-	pattern  string   // normalised pattern, as matched (and shown in errors)
-	prio     int32    // octets of the normalised pattern
-	allow    bool     //
-	lit      int32    // length of the literal prefix, up to the first '*'
-	star     bool     // the pattern has a '*'
-	anchored bool     // the pattern ends in '$'
-	segs     [][]byte // literal pieces after the first '*'; the last one is after the last '*'
+	off, n     int32 // the pattern is text[off:off+n]; n is its length in octets (RFC 9309 §2.2.2)
+	lit        int32 // length of the literal prefix, up to the first '*' or the final '$'
+	seg0, nseg int32 // segs[seg0:seg0+nseg]: literal pieces after the first '*'; the last one follows the last '*'
+	allow      bool
+	star       bool // the pattern has a '*'
+	anchored   bool // the pattern ends in '$'
 }
 
+type span struct{ off, n int32 }
+
 type node struct {
-	edge0, nedge int32 // edges[edge0 : edge0+nedge], sorted by byte
+	depth        int32 // length of the prefix this node stands for
+	edge0, nedge int32 // edges[edge0 : edge0+nedge], sorted by first byte
 	rule0, nrule int32 // order[rule0 : rule0+nrule]
-	maxPrio      int32 // largest prio of a rule in this node's subtree
+	maxPrio      int32 // longest rule in this node's subtree, -1 if none
 }
 
 type edge struct {
-	c  byte
-	to int32
+	c      byte  // first byte of the label
+	to     int32 // child node
+	off, n int32 // label = text[off:off+n]
+}
+
+// pending holds the rules while the file is being read.
+type pending struct {
+	text  []byte
+	rules []rule
+	segs  []span
 }
 
 // Parse compiles a robots.txt body. It never fails: lines it cannot read are
@@ -91,6 +111,13 @@ func Parse(body []byte) *Robots {
 		r.truncated = true
 	}
 	p := &parser{r: r, cur: -1}
+	// Size the arenas once: at most one rule per line.
+	lines := bytes.Count(body, []byte{'\n'}) + 1
+	if lines < 4 {
+		lines = bytes.Count(body, []byte{'\r'}) + 1 // CR-only files
+	}
+	p.pd.text = make([]byte, 0, len(body))
+	p.pd.rules = make([]rule, 0, lines)
 	grobotstxt.Parse(string(body), p)
 	p.finish()
 	return r
@@ -209,8 +236,9 @@ type parser struct {
 	inRules   bool         // a rule or Crawl-delay was seen since the last user-agent line
 	names     []nameGroups // name -> groups, in first-seen order
 	nameIndex map[string]int
+	lowerBuf  []byte
 	star      []int32
-	pending   [][]rule // rules per group, before compiling
+	pd        pending // rules of all groups, before compiling
 }
 
 type nameGroups struct {
@@ -223,8 +251,7 @@ func (p *parser) HandleRobotsEnd()   {}
 
 func (p *parser) HandleUserAgent(_ int, value string) {
 	if p.cur < 0 || p.inRules {
-		p.r.groups = append(p.r.groups, group{})
-		p.pending = append(p.pending, nil)
+		p.r.groups = append(p.r.groups, group{root: -1, r0: int32(len(p.pd.rules))})
 		p.cur = len(p.r.groups) - 1
 		p.inRules = false
 	}
@@ -236,15 +263,20 @@ func (p *parser) HandleUserAgent(_ int, value string) {
 		}
 		return
 	}
-	name := strings.ToLower(productToken(value))
-	if name == "" {
+	tok := productToken(value)
+	if tok == "" {
 		return
 	}
 	if p.nameIndex == nil {
 		p.nameIndex = make(map[string]int)
 	}
-	i, ok := p.nameIndex[name]
+	p.lowerBuf = p.lowerBuf[:0]
+	for i := 0; i < len(tok); i++ {
+		p.lowerBuf = append(p.lowerBuf, lower(tok[i]))
+	}
+	i, ok := p.nameIndex[string(p.lowerBuf)]
 	if !ok {
+		name := string(p.lowerBuf)
 		i = len(p.names)
 		p.nameIndex[name] = i
 		p.names = append(p.names, nameGroups{name: name})
@@ -266,7 +298,7 @@ func (p *parser) addRule(value string, allow bool) {
 	if value == "" {
 		return // an empty rule matches nothing (RFC 9309 §2.2.2)
 	}
-	p.pending[p.cur] = append(p.pending[p.cur], compileRule(unmangle(value), allow))
+	p.pd.add(unmangle(value), allow)
 }
 
 func (p *parser) HandleSitemap(_ int, value string) {
@@ -324,8 +356,26 @@ func parseDelay(v string) (time.Duration, bool) {
 
 func (p *parser) finish() {
 	r := p.r
+	r.m.text = string(p.pd.text)
+	r.m.rules = p.pd.rules
+	r.m.segs = p.pd.segs
+	r.m.order = make([]int32, 0, len(r.m.rules))
+	r.m.nodes = make([]node, 0, 2*len(r.m.rules)+1)
+	r.m.edges = make([]edge, 0, 2*len(r.m.rules))
+	var scratch []int32
 	for i := range r.groups {
-		r.groups[i].compile(p.pending[i])
+		g := &r.groups[i]
+		g.r1 = int32(len(r.m.rules))
+		if i+1 < len(r.groups) {
+			g.r1 = r.groups[i+1].r0
+		}
+		if g.r1 > g.r0 {
+			scratch = scratch[:0]
+			for ri := g.r0; ri < g.r1; ri++ {
+				scratch = append(scratch, ri)
+			}
+			g.root = r.m.compile(scratch)
+		}
 	}
 	r.star = p.star
 	if len(p.names) > 0 {
@@ -376,64 +426,74 @@ func unmangle(v string) string {
 
 func isMangled(c byte) bool { return c >= 0x10 && c <= 0x19 }
 
-func compileRule(value string, allow bool) rule {
-	pat := string(normalize(make([]byte, 0, len(value)+8), value, true))
-	ru := rule{pattern: pat, prio: int32(len(pat)), allow: allow}
+// add normalises one rule and appends it.
+func (pd *pending) add(value string, allow bool) {
+	off := len(pd.text)
+	pd.text = normalize(pd.text, value, true)
+	pat := pd.text[off:]
+	ru := rule{off: int32(off), n: int32(len(pat)), allow: allow, seg0: int32(len(pd.segs))}
 	body := pat
-	if strings.HasSuffix(body, "$") {
+	if len(body) > 0 && body[len(body)-1] == '$' {
 		ru.anchored = true
 		body = body[:len(body)-1]
 	}
-	star := strings.IndexByte(body, '*')
+	star := bytes.IndexByte(body, '*')
 	if star < 0 {
 		ru.lit = int32(len(body))
-		return ru
+		pd.rules = append(pd.rules, ru)
+		return
 	}
 	ru.lit = int32(star)
 	ru.star = true
-	pieces := strings.Split(body[star+1:], "*")
-	for i, s := range pieces {
-		if s == "" && i != len(pieces)-1 {
-			continue // "**" is one '*'
+	start := star + 1
+	for i := start; i <= len(body); i++ {
+		if i < len(body) && body[i] != '*' {
+			continue
 		}
-		ru.segs = append(ru.segs, []byte(s))
+		if i > start || i == len(body) { // "**" is one '*'; keep the last piece even if empty
+			pd.segs = append(pd.segs, span{off: int32(off + start), n: int32(i - start)})
+		}
+		start = i + 1
 	}
-	return ru
+	ru.nseg = int32(len(pd.segs)) - ru.seg0
+	pd.rules = append(pd.rules, ru)
 }
 
-// compile builds the trie of g's rules over their literal prefixes. It works
-// on the rules sorted by prefix, so time and memory stay linear in the total
-// prefix length even for hostile files.
-func (g *group) compile(rules []rule) {
-	if len(rules) == 0 {
-		return
-	}
-	g.rules = rules
-	idx := make([]int32, len(rules))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	lit := func(i int32) string { return rules[i].pattern[:rules[i].lit] }
-	slices.SortStableFunc(idx, func(x, y int32) int { return strings.Compare(lit(x), lit(y)) })
-	g.build(idx, 0)
+// pattern returns a rule's normalised pattern.
+func (m *matcher) pattern(ru *rule) string { return m.text[ru.off : ru.off+ru.n] }
+
+func (m *matcher) lit(ru *rule) string { return m.text[ru.off : ru.off+ru.lit] }
+
+// compile builds the trie of one group's rules (idx) over their literal
+// prefixes and returns its root. It works on the rules sorted by prefix, so
+// time and memory stay linear in the size of the rules even for hostile
+// files.
+func (m *matcher) compile(idx []int32) int32 {
+	slices.SortFunc(idx, func(x, y int32) int {
+		if c := strings.Compare(m.lit(&m.rules[x]), m.lit(&m.rules[y])); c != 0 {
+			return c
+		}
+		return int(x - y)
+	})
+	return m.build(idx, 0)
 }
 
 // build adds the node for the prefix of length depth shared by all of idx
 // (sorted by literal prefix) and returns its index.
-func (g *group) build(idx []int32, depth int) int32 {
-	rules := g.rules
-	self := int32(len(g.nodes))
-	g.nodes = append(g.nodes, node{})
+func (m *matcher) build(idx []int32, depth int) int32 {
+	rules := m.rules
+	self := int32(len(m.nodes))
+	m.nodes = append(m.nodes, node{})
 	// Rules whose literal prefix ends here sort first.
 	k := 0
 	for k < len(idx) && int(rules[idx[k]].lit) == depth {
 		k++
 	}
-	here := slices.Clone(idx[:k])
-	slices.SortStableFunc(here, func(x, y int32) int {
+	here := idx[:k]
+	slices.SortFunc(here, func(x, y int32) int {
 		rx, ry := &rules[x], &rules[y]
-		if rx.prio != ry.prio {
-			return int(ry.prio - rx.prio) // longest first
+		if rx.n != ry.n {
+			return int(ry.n - rx.n) // longest first
 		}
 		if rx.allow != ry.allow {
 			if rx.allow {
@@ -441,44 +501,52 @@ func (g *group) build(idx []int32, depth int) int32 {
 			}
 			return 1
 		}
-		return 0
+		return int(x - y)
 	})
-	nd := node{rule0: int32(len(g.order)), nrule: int32(len(here)), maxPrio: -1}
-	g.order = append(g.order, here...)
-	if len(here) > 0 {
-		nd.maxPrio = rules[here[0]].prio
+	nd := node{depth: int32(depth), rule0: int32(len(m.order)), nrule: int32(k), maxPrio: -1}
+	m.order = append(m.order, here...)
+	if k > 0 {
+		nd.maxPrio = rules[here[0]].n
 	}
-	// Children: runs of idx[k:] with the same byte at depth.
+	// Children: runs of idx[k:] with the same byte at depth. Each edge is
+	// labelled with the run's longest common prefix (that of its first and
+	// last, as the run is sorted).
 	rest := idx[k:]
 	nkids := 0
-	for i := 0; i < len(rest); {
-		c := rules[rest[i]].pattern[depth]
-		j := i + 1
-		for j < len(rest) && rules[rest[j]].pattern[depth] == c {
-			j++
-		}
-		nkids++
-		i = j
+	for i := 0; i < len(rest); nkids++ {
+		i = m.runEnd(rest, i, depth)
 	}
-	nd.edge0, nd.nedge = int32(len(g.edges)), int32(nkids)
+	nd.edge0, nd.nedge = int32(len(m.edges)), int32(nkids)
 	for range nkids {
-		g.edges = append(g.edges, edge{})
+		m.edges = append(m.edges, edge{})
 	}
 	e := nd.edge0
 	for i := 0; i < len(rest); {
-		c := rules[rest[i]].pattern[depth]
-		j := i + 1
-		for j < len(rest) && rules[rest[j]].pattern[depth] == c {
-			j++
+		j := m.runEnd(rest, i, depth)
+		first, last := m.lit(&rules[rest[i]]), m.lit(&rules[rest[j-1]])
+		end := depth + 1
+		for end < len(first) && end < len(last) && first[end] == last[end] {
+			end++
 		}
-		to := g.build(rest[i:j], depth+1)
-		g.edges[e] = edge{c: c, to: to}
+		to := m.build(rest[i:j], end)
+		m.edges[e] = edge{c: first[depth], to: to, off: rules[rest[i]].off + int32(depth), n: int32(end - depth)}
 		e++
-		if m := g.nodes[to].maxPrio; m > nd.maxPrio {
+		if m := m.nodes[to].maxPrio; m > nd.maxPrio {
 			nd.maxPrio = m
 		}
 		i = j
 	}
-	g.nodes[self] = nd
+	m.nodes[self] = nd
 	return self
+}
+
+// runEnd returns the end of the run of rest[i:] whose literal prefixes have
+// the same byte at depth.
+func (m *matcher) runEnd(rest []int32, i, depth int) int {
+	c := m.text[m.rules[rest[i]].off+int32(depth)]
+	j := i + 1
+	for j < len(rest) && m.text[m.rules[rest[j]].off+int32(depth)] == c {
+		j++
+	}
+	return j
 }

@@ -1,0 +1,150 @@
+package robots
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jimsmart/grobotstxt"
+)
+
+// Benchmarks come in pairs: ours and the grobotstxt baseline on the same
+// inputs, so one run gives a ratio (see BENCHMARKS.md).
+//
+//	go test -run '^$' -bench . -benchmem ./robots
+
+// tenRules is a small, typical file.
+const tenRules = `User-agent: *
+Disallow: /wp-admin/
+Allow: /wp-admin/admin-ajax.php
+Disallow: /cart/
+Disallow: /checkout/
+Disallow: /*?add-to-cart=
+Disallow: /search
+Disallow: /tmp/
+Disallow: /*.pdf$
+
+User-agent: BothyBot
+Disallow: /private/
+Allow: /private/press/
+Crawl-delay: 2
+`
+
+var (
+	bench30KB  = genRobots(42, 30<<10)
+	bench500KB = genRobots(43, 500<<10)
+)
+
+// benchTargets is a fixed mix of URLs, as a crawler would ask about them.
+func benchTargets() []string {
+	g := newGen(99, false)
+	ts := make([]string, 64)
+	for i := range ts {
+		ts[i] = g.target()
+	}
+	return ts
+}
+
+var benchAgent = Agent{Token: "Googlebot"}
+
+func benchAllowed(b *testing.B, body string) {
+	r := Parse([]byte(body))
+	ts := benchTargets()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Allowed(benchAgent, ts[i%len(ts)])
+		i++
+	}
+}
+
+func benchGrobotstxt(b *testing.B, body string) {
+	ts := benchTargets()
+	for i := range ts {
+		ts[i] = "https://example.com" + ts[i]
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		grobotstxt.AgentAllowed(body, benchAgent.Token, ts[i%len(ts)])
+		i++
+	}
+}
+
+func BenchmarkAllowed_30KB(b *testing.B)       { benchAllowed(b, bench30KB) }
+func BenchmarkGrobotstxt_30KB(b *testing.B)    { benchGrobotstxt(b, bench30KB) }
+func BenchmarkAllowed_10Rules(b *testing.B)    { benchAllowed(b, tenRules) }
+func BenchmarkGrobotstxt_10Rules(b *testing.B) { benchGrobotstxt(b, tenRules) }
+
+// BenchmarkAllowed_30KB_FormerNames asks with a token and two former names
+// (B3), so up to three sets of groups are consulted.
+func BenchmarkAllowed_30KB_FormerNames(b *testing.B) {
+	r := Parse([]byte(bench30KB))
+	ts := benchTargets()
+	a := Agent{Token: "BothyBot", Former: []string{"Bingbot", "GPTBot"}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Allowed(a, ts[i%len(ts)])
+		i++
+	}
+}
+
+func BenchmarkParse_500KiB(b *testing.B) {
+	body := []byte(bench500KB)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(body)
+	}
+}
+
+// BenchmarkGrobotstxtParse_500KiB is grobotstxt's own parse of the same file
+// with a handler that does nothing: the floor under any parse built on it.
+func BenchmarkGrobotstxtParse_500KiB(b *testing.B) {
+	body := []byte(bench500KB)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		grobotstxt.Parse(string(body), nopHandler{})
+	}
+}
+
+type nopHandler struct{}
+
+func (nopHandler) HandleRobotsStart()                      {}
+func (nopHandler) HandleRobotsEnd()                        {}
+func (nopHandler) HandleUserAgent(int, string)             {}
+func (nopHandler) HandleAllow(int, string)                 {}
+func (nopHandler) HandleDisallow(int, string)              {}
+func (nopHandler) HandleSitemap(int, string)               {}
+func (nopHandler) HandleUnknownAction(int, string, string) {}
+
+// TestBenchInputs keeps the benchmark inputs what BENCHMARKS.md says they are.
+func TestBenchInputs(t *testing.T) {
+	count := func(body string) (rules, wild, groups int) {
+		for _, l := range strings.Split(body, "\n") {
+			ll := strings.ToLower(l)
+			if strings.HasPrefix(ll, "allow:") || strings.HasPrefix(ll, "disallow:") {
+				rules++
+				if strings.ContainsAny(l, "*$") {
+					wild++
+				}
+			}
+			if strings.HasPrefix(ll, "user-agent:") {
+				groups++
+			}
+		}
+		return
+	}
+	r, w, g := count(bench30KB)
+	t.Logf("30KB file: %d bytes, %d rules (%d with * or $), %d user-agent lines", len(bench30KB), r, w, g)
+	if len(bench30KB) < 29<<10 || len(bench30KB) > 32<<10 || r < 500 || w < 150 || g < 20 {
+		t.Errorf("30KB input drifted")
+	}
+	if r, _, _ := count(tenRules); r != 10 {
+		t.Errorf("tenRules has %d rules", r)
+	}
+	if len(bench500KB) < 500<<10 || len(bench500KB) > MaxParseBytes {
+		t.Errorf("500KiB input is %d bytes", len(bench500KB))
+	}
+}
