@@ -7,6 +7,8 @@ package crawl
 
 import (
 	"net/url"
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/goodbot-go/goodbot/examples/internal/links"
@@ -20,6 +22,9 @@ type Frontier struct {
 	// Allowed, if set, decides which sites may be queued (for example only the
 	// seeds' sites). nil allows every site.
 	Allowed func(site string) bool
+	// Accept, if set, decides which URLs may be queued (for example only
+	// those that look like HTML pages). nil accepts every URL.
+	Accept func(u *url.URL) bool
 
 	mu     sync.Mutex // guards the fields below
 	seen   map[string]bool
@@ -52,7 +57,7 @@ func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
 	}
 	key := links.Normalize(u)
 	site := Site(u)
-	if f.Allowed != nil && !f.Allowed(site) {
+	if (f.Allowed != nil && !f.Allowed(site)) || (f.Accept != nil && !f.Accept(u)) {
 		return false
 	}
 	f.mu.Lock()
@@ -138,4 +143,20 @@ func (f *Frontier) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.queued
+}
+
+// nonHTML are file extensions that name documents other than HTML pages.
+var nonHTML = map[string]bool{
+	".pdf": true, ".doc": true, ".docx": true, ".xls": true, ".xlsx": true, ".ppt": true, ".pptx": true,
+	".zip": true, ".gz": true, ".tgz": true, ".rar": true, ".7z": true, ".exe": true, ".dmg": true, ".iso": true,
+	".jpg": true, ".jpeg": true, ".png": true, ".gif": true, ".webp": true, ".svg": true, ".ico": true, ".bmp": true,
+	".mp3": true, ".mp4": true, ".m4a": true, ".wav": true, ".avi": true, ".mov": true, ".webm": true,
+	".css": true, ".js": true, ".json": true, ".xml": true, ".rss": true, ".txt": true, ".csv": true, ".woff": true, ".woff2": true,
+}
+
+// LooksHTML reports whether u may name an HTML page: its path does not end
+// in the extension of another kind of file (.pdf, .jpg, .zip...). An
+// HTML-only bot (H7) does not even ask for the others.
+func LooksHTML(u *url.URL) bool {
+	return !nonHTML[strings.ToLower(path.Ext(u.Path))]
 }

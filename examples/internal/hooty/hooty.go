@@ -1,0 +1,89 @@
+// Package hooty is HootyBot's crawler (seeds 001 and 002), run by
+// examples/hootybot and by the demo: it reads a site configured as a
+// knowledge source, HTML pages only and a bounded number per site; it stops
+// the whole site while robots.txt answers a server error, gives up on a
+// site that asks for too long a wait or stops answering, and reports every
+// block instead of storing it.
+package hooty
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/fetch"
+)
+
+const usage = "hootybot [flags] URL...\n\n" +
+	"Crawls each knowledge-source site as HootyBot: HTML pages only, at most -max-pages per site."
+
+// Run is hootybot's main. It returns the exit status.
+func Run(ctx context.Context, args []string, env botkit.Env) int {
+	fs := flag.NewFlagSet("hootybot", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	f := botkit.Flags{Name: "hootybot"}
+	f.Register(fs, botkit.DefaultStatePath("hootybot"), 200)
+	maxWait := fs.Duration("max-wait", 10*time.Minute, "longest Retry-After to wait for; a site asking for more is given up (H4)")
+	out := fs.String("out", "", "write each page's text into `dir`")
+	if code, ok := botkit.Parse(fs, args, usage); !ok {
+		return code
+	}
+	if len(fs.Args()) == 0 {
+		fs.Usage()
+		return botkit.ExitUsage
+	}
+	s, code, done := botkit.Start(&f, env, "")
+	if done {
+		return code
+	}
+	defer s.Close()
+	bot := profiles.Hooty(*maxWait, env.Scale)
+	if err := s.Apply(&bot); err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	fetcher, err := fetch.NewFetcher(bot)
+	if err != nil {
+		botkit.Fail(env.Stderr, f.Name, "%v", err)
+		return botkit.ExitFailure
+	}
+	defer fetcher.CloseIdleConnections()
+
+	sites := map[string]bool{}
+	front := &crawl.Frontier{
+		MaxPerSite: f.MaxPages,                                    // H7: a bounded number of pages per site
+		Allowed:    func(site string) bool { return sites[site] }, // knowledge sources only: no wandering
+		Accept:     crawl.LooksHTML,                               // H7: HTML pages only
+	}
+	code = botkit.ExitOK
+	for _, arg := range fs.Args() {
+		u, err := botkit.SiteURL(arg)
+		if err != nil {
+			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
+			code = botkit.ExitPartial
+			continue
+		}
+		sites[crawl.Site(u)] = true
+		front.Add(u, 0, "seed")
+	}
+	pages := &botkit.PageStore{Dir: *out, Log: s.Log}
+	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true,
+		OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
+			switch r.Outcome {
+			case "blocked": // H8: discarded and reported, never stored
+				s.Log.Warn("blocked by bot protection: page discarded", "url", r.URL, "why", r.Reason)
+			case "gave_up", "unreachable":
+				s.Log.Warn("site stopped", "url", r.URL, "outcome", r.Outcome, "why", r.Reason)
+			}
+			pages.Save(it.URL, p, r)
+		}}
+	counts := c.Run(ctx, s)
+	s.Log.Info("crawl done", "outcomes", botkit.Summary(counts))
+	if counts["ok"] == 0 {
+		code = botkit.ExitPartial
+	}
+	return code
+}
