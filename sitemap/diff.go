@@ -49,6 +49,9 @@ const (
 	// StampShare is the share of the moved pages that must carry the very
 	// same new lastmod for the build-stamp rule.
 	StampShare = 0.9
+	// StampWindow is how close to the read time the moved lastmods of a
+	// sitemap generated on request ("lastmod = now") lie.
+	StampWindow = 5 * time.Minute
 	// FutureSlack is how far past the read time a lastmod may lie (time
 	// zones, clock skew) before it counts as being in the future.
 	FutureSlack = 24 * time.Hour
@@ -69,14 +72,17 @@ const (
 //
 //   - build stamping: of the pages dated in both reads, more than half
 //     moved, at least StampMinMoved of them, and at least StampShare (90%)
-//     of the moved pages now carry one identical timestamp; or
+//     of the moved pages now carry one identical timestamp;
+//   - stamped on request: the same, but with StampShare of the moved
+//     pages dated within StampWindow of cur.Read (a sitemap generated with
+//     "lastmod = now", whose seconds differ from page to page); or
 //   - future dates: more than FutureShare (1%) of the dated pages, and at
 //     least one, carry a lastmod later than cur.Read + FutureSlack.
 //
 // New, Moved and Gone are reported either way.
 func Diff(prev, cur Snapshot) DiffResult {
 	var d DiffResult
-	dated, future := 0, 0
+	dated, future, nearRead := 0, 0, 0
 	stamps := make(map[int64]int) // new lastmod (Unix ns) -> moved pages
 	for u, lm := range cur.Pages {
 		if !lm.IsZero() && !cur.Read.IsZero() && lm.After(cur.Read.Add(FutureSlack)) {
@@ -96,6 +102,9 @@ func Diff(prev, cur Snapshot) DiffResult {
 		default:
 			d.Moved = append(d.Moved, u)
 			stamps[lm.UnixNano()]++
+			if !cur.Read.IsZero() && lm.Sub(cur.Read).Abs() <= StampWindow {
+				nearRead++
+			}
 		}
 		dated++
 	}
@@ -116,9 +125,12 @@ func Diff(prev, cur Snapshot) DiffResult {
 			datedNow++
 		}
 	}
+	mostMoved := len(d.Moved) >= StampMinMoved && 2*len(d.Moved) > dated
 	switch {
-	case len(d.Moved) >= StampMinMoved && 2*len(d.Moved) > dated && float64(top) >= StampShare*float64(len(d.Moved)):
+	case mostMoved && float64(top) >= StampShare*float64(len(d.Moved)):
 		d.Untrusted, d.Reason = true, "build stamp: most lastmods moved to one identical timestamp"
+	case mostMoved && float64(nearRead) >= StampShare*float64(len(d.Moved)):
+		d.Untrusted, d.Reason = true, "stamped on request: most lastmods moved to the time of the read"
 	case future > 0 && float64(future) > FutureShare*float64(datedNow):
 		d.Untrusted, d.Reason = true, "lastmods in the future"
 	}
