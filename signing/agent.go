@@ -12,23 +12,25 @@ import (
 // changed between drafts and deployed verifiers differ, so the form is a
 // configuration choice:
 //
-//   - [QuotedString] `"https://example.com"`: a structured-field String. This
-//     is what Cloudflare's production verifier and its npm web-bot-auth 0.1.x
-//     accept, what DirectoriesBot's page shows (D2), and what the 2025 drafts
-//     (draft-meunier-web-bot-auth-architecture up to -03) specify. It is the
-//     zero value, so the default.
+//   - [QuotedString] `"https://example.com"`: a structured-field String,
+//     as draft-meunier-web-bot-auth-architecture-01 to -03 and
+//     draft-meunier-http-message-signatures-directory-03 define it. It is what
+//     Cloudflare's production verifier and npm web-bot-auth 0.1.x check (see
+//     the interop test) and what DirectoriesBot's page shows (D2). The zero
+//     value, so the default: the form most deployed verifiers accept.
 //   - [BareURL] `https://example.com`: the URL unquoted, as BothyBot's page
-//     shows it (B2). Not a valid structured field; verifiers that parse the
-//     field strictly reject it, lenient ones (and WAF rules matching
-//     `signature-agent contains "bothy.tools"`, B12) accept it. Use it only
-//     when a page or partner promises that exact text.
-//   - [Dictionary] `sig1="https://example.com"` covered as
-//     `"signature-agent";key="sig1"`: the current protocol draft
-//     (draft-meunier-http-message-signatures-directory-04 onward,
-//     draft-meunier-webbotauth-httpsig-protocol-00), which says signers MUST
-//     send it and verifiers MAY still accept the String form. Verifiers
-//     written against the older drafts, web-bot-auth 0.1.x among them, fail
-//     on it.
+//     shows it (B2) and an example of directory-03 sends it. Not a valid
+//     structured field: strict verifiers reject it, lenient ones (and WAF
+//     rules matching `signature-agent contains "bothy.tools"`, B12) accept
+//     it. Use it only when a page or partner promises that exact text.
+//   - [Dictionary] `sig1="https://example.com"`, covered as
+//     `"signature-agent";key="sig1"`: architecture-04 and later,
+//     directory-04 and later and draft-meunier-webbotauth-httpsig-protocol
+//     (the current draft, which says signers MUST send it and verifiers MAY
+//     still accept the String). Verifiers written against the older drafts,
+//     npm web-bot-auth 0.1.x among them, fail on it.
+//
+// All three verify with [Verifier].
 type AgentForm int
 
 const (
