@@ -20,15 +20,17 @@ import (
 //     value, so the default: the form most deployed verifiers accept.
 //   - [BareURL] `https://example.com`: the URL unquoted, as BothyBot's page
 //     shows it (B2) and an example of directory-03 sends it. Not a valid
-//     structured field: strict verifiers reject it, lenient ones (and WAF
-//     rules matching `signature-agent contains "bothy.tools"`, B12) accept
-//     it. Use it only when a page or partner promises that exact text.
+//     structured field: strict verifiers reject it; lenient ones that
+//     cover the raw field text accept it (npm web-bot-auth 0.1.3 does, see
+//     the interop test), and so do WAF rules matching `signature-agent
+//     contains "bothy.tools"` (B12). Use it when a page or partner promises
+//     that exact text.
 //   - [Dictionary] `sig1="https://example.com"`, covered as
 //     `"signature-agent";key="sig1"`: architecture-04 and later,
 //     directory-04 and later and draft-meunier-webbotauth-httpsig-protocol
 //     (the current draft, which says signers MUST send it and verifiers MAY
 //     still accept the String). Verifiers written against the older drafts,
-//     npm web-bot-auth 0.1.x among them, fail on it.
+//     npm web-bot-auth 0.1.3 among them, fail on it.
 //
 // All three verify with [Verifier].
 type AgentForm int

@@ -101,6 +101,19 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 		}
 	})
 
+	// Not a requirement, a record: how 0.1.x treats the other two forms.
+	for _, form := range []signing.AgentForm{signing.Dictionary, signing.BareURL} {
+		s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: form}
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		must(t, s.Sign(req))
+		headers := map[string]string{}
+		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
+			headers[h] = req.Header.Get(h)
+		}
+		ans := run(map[string]any{"mode": "verify", "url": target, "headers": headers, "jwk": json.RawMessage(pubJWK)})
+		t.Logf("%s verifying our %v form: ok=%v %v", npmWebBotAuth, form, ans["ok"], ans["error"])
+	}
+
 	t.Run("theirs verified by ours", func(t *testing.T) {
 		ans := run(map[string]any{"mode": "sign", "url": target, "agent": `"https://directories.prosvita.io"`, "jwk": json.RawMessage(privJWK)})
 		hs, ok := ans["headers"].(map[string]any)
