@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -376,13 +377,11 @@ func (c *chain) inspect(resp *http.Response) error {
 		(resp.StatusCode >= 300 && resp.StatusCode < 400) {
 		return nil
 	}
-	v, err := c.detector.Sniff(resp)
-	if v.Blocked {
+	if v := c.sniff(resp); v.Blocked {
 		u := resp.Request.URL.String()
 		return &Error{Outcome: Blocked, URL: u, Status: resp.StatusCode,
 			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
 	}
-	_ = err // a read error shows up again when the caller reads the body
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
 			return &Error{Outcome: NotHTML, URL: resp.Request.URL.String(), Status: resp.StatusCode,
@@ -390,6 +389,47 @@ func (c *chain) inspect(resp *http.Response) error {
 		}
 	}
 	return nil
+}
+
+// sniffBufs holds challenge.MaxBytes buffers for sniff.
+var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes); return &b }}
+
+// sniff is challenge.Sniff with a pooled buffer: it reads at most
+// challenge.MaxBytes of the body, runs the detector, and puts the bytes read
+// back in front of the rest of the body (copying only what was read).
+func (c *chain) sniff(resp *http.Response) challenge.Verdict {
+	bp := sniffBufs.Get().(*[]byte)
+	defer sniffBufs.Put(bp)
+	buf := *bp
+	n, err := io.ReadFull(resp.Body, buf)
+	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
+	if v.Blocked {
+		return v
+	}
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	resp.Body = &prefixBody{head: bytes.Clone(buf[:n]), err: err, ReadCloser: resp.Body}
+	return v
+}
+
+// prefixBody replays head, then err (if the sniff hit one), then the rest.
+type prefixBody struct {
+	head []byte
+	err  error
+	io.ReadCloser
+}
+
+func (b *prefixBody) Read(p []byte) (int, error) {
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.ReadCloser.Read(p)
 }
 
 func isHTML(ct string) bool {

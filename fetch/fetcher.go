@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/goodbot-go/goodbot/challenge"
-	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Page is the result of [Fetcher.Get].
@@ -60,7 +59,7 @@ func NewFetcher(bot Bot) (*Fetcher, error) {
 		f.fetched = &MemorySet{}
 	}
 	if f.rateLimit == nil {
-		f.rateLimit = politeness.DefaultRateLimitStatuses
+		f.rateLimit = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}
 	}
 	return f, nil
 }

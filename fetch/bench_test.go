@@ -1,0 +1,128 @@
+package fetch_test
+
+import (
+	"crypto/ed25519"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/signing"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+// The benchmarks share one loopback server; compare each against
+// BenchmarkBareClient from the same run:
+//
+//	go test -run '^$' -bench . -benchtime 20000x -count 5 ./fetch
+func benchServer(b *testing.B) *httptest.Server {
+	body := []byte("<!doctype html><title>bench</title><p>a small page</p>")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+func benchGet(b *testing.B, c *http.Client, url string) {
+	b.Helper()
+	b.ReportAllocs()
+	get := func() {
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get() // warm: connection, robots.txt
+	cpu0 := cpuTime()
+	for b.Loop() {
+		get()
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the process's user+system CPU time: client and server run in
+// this process, so cpu-ns/op is the CPU a request costs both ends, free of
+// the wall-clock noise of a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func bareTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 1
+	return t
+}
+
+// BenchmarkBareClient is the baseline: net/http alone.
+func BenchmarkBareClient(b *testing.B) {
+	srv := benchServer(b)
+	tr := bareTransport()
+	defer tr.CloseIdleConnections()
+	benchGet(b, &http.Client{Transport: tr}, srv.URL+"/page")
+}
+
+func benchBot(tr http.RoundTripper) fetch.Bot {
+	return fetch.Bot{
+		UserAgent:  "BenchBot/1.0 (+https://bench.example/bot)",
+		From:       "bot@bench.example",
+		Transport:  tr,
+		Politeness: politeness.Policy{MinDelay: -1},
+	}
+}
+
+// BenchmarkComposedClient: robots gate, politeness (no delay), challenge
+// sniffing and limits, unsigned.
+func BenchmarkComposedClient(b *testing.B) {
+	srv := benchServer(b)
+	tr := bareTransport()
+	defer tr.CloseIdleConnections()
+	c, err := fetch.New(benchBot(tr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGet(b, c, srv.URL+"/page")
+}
+
+// BenchmarkComposedClientSigned adds Web Bot Auth signing; compare with
+// BenchmarkBareClient plus BenchmarkEd25519Sign.
+func BenchmarkComposedClientSigned(b *testing.B) {
+	srv := benchServer(b)
+	tr := bareTransport()
+	defer tr.CloseIdleConnections()
+	bot := benchBot(tr)
+	bot.Signer = &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools"}
+	c, err := fetch.New(bot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGet(b, c, srv.URL+"/page")
+}
+
+// BenchmarkEd25519Sign is one raw signature, the floor of signing's cost.
+func BenchmarkEd25519Sign(b *testing.B) {
+	key := signingtest.BothyKey()
+	msg := make([]byte, 160)
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		_ = ed25519.Sign(key, msg)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
