@@ -354,7 +354,7 @@ func (r *Reader) finish() {
 		return
 	case FormatUnknown:
 		if r.started && r.rootLocal == nil {
-			r.err = &SyntaxError{Offset: r.Offset(), Msg: "empty document", Err: io.ErrUnexpectedEOF}
+			r.err = &SyntaxError{Offset: r.Offset(), Msg: "no root element (empty document?)", Err: io.ErrUnexpectedEOF}
 		}
 		return
 	}
@@ -364,7 +364,7 @@ func (r *Reader) finish() {
 		r.endField()
 		r.closeEntry()
 	}
-	if !r.rootClosed {
+	if r.err == nil && !r.rootClosed {
 		r.err = &SyntaxError{Offset: r.Offset(), Msg: "unexpected end of document (truncated?)", Err: io.ErrUnexpectedEOF}
 	}
 }

@@ -80,6 +80,10 @@ type CheckResult struct {
 	// First is true when the Store held nothing for the site: every page
 	// is New.
 	First bool
+	// Listed is the number of distinct pages the site's sitemaps list in
+	// this read, those of files answered 304 included (Report.Pages counts
+	// only the entries actually read).
+	Listed int
 }
 
 func (w *Walker) client() *http.Client {
@@ -172,7 +176,9 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 		}
 	}
 	res := &CheckResult{Report: *rep, First: prev == nil}
-	res.DiffResult = Diff(prev.Snapshot(), cur.Snapshot())
+	snap := cur.Snapshot()
+	res.Listed = len(snap.Pages)
+	res.DiffResult = Diff(prev.Snapshot(), snap)
 	if err := store.Save(ctx, site, cur); err != nil {
 		return nil, err
 	}

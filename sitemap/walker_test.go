@@ -263,7 +263,7 @@ func TestCheck_B9_OneRequestWhenUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	requests, conditional := s.counts()
-	if requests != 1 || conditional != 1 || res.NotModified != 1 {
+	if requests != 1 || conditional != 1 || res.NotModified != 1 || res.Listed != 3 {
 		t.Errorf("second check: %d requests (%d conditional), NotModified %d; want 1, 1, 1", requests, conditional, res.NotModified)
 	}
 	if len(res.New)+len(res.Moved)+len(res.Gone) != 0 || res.Unchanged != 2 || len(res.Unknown) != 1 || res.First {
