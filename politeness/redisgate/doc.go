@@ -56,6 +56,14 @@
 // Pacing uses each worker's wall clock (State times are instants), so keep
 // the workers' clocks synchronised (NTP).
 //
+// # Fleet-wide robots.txt copies and fetched set
+//
+// [RobotsStore] is a robots.Store in Redis: the robots.Cache of every process
+// saves its fetch outcomes there, so an origin's robots.txt is fetched once
+// per TTL by the fleet instead of once per process. [FetchedSet] has the
+// method set of fetch.FetchedSet on one Redis set, so each URL is fetched
+// once by the whole fleet (S8).
+//
 // All keys of a gate share one Redis Cluster hash tag (see Options.Prefix),
 // so the gate works on a cluster but uses one shard.
 package redisgate
