@@ -144,24 +144,31 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State)
 		g.hosts[host] = e
 		g.peak = max(g.peak, len(g.hosts))
 	}
+	var packed packedState
 	if !e.held && e.head == nil {
 		e.held = true
+		packed = e.st
 		g.mu.Unlock()
-	} else if err := g.waitTurnLocked(ctx, host, e); err != nil {
-		return err
+	} else {
+		if err := g.waitTurnLocked(ctx, host, e); err != nil {
+			return err
+		}
+		g.mu.Lock()
+		packed = e.st
+		g.mu.Unlock()
 	}
+	// While this caller holds the lease nobody else writes e.st, so the
+	// State read once stays current through ready's waits.
+	st := packed.unpack()
 	var timer *time.Timer
 	for {
-		g.mu.Lock()
-		st := e.st.unpack()
-		g.mu.Unlock()
 		d, err := ready(st)
 		if err != nil {
-			g.releaseLocking(host, e, st)
+			g.releaseLocking(e, host, packed)
 			return err
 		}
 		if d <= 0 {
-			*l = memLease{g: g, host: host, e: e, st: pack(st)}
+			*l = memLease{g: g, host: host, e: e, st: packed}
 			return nil
 		}
 		if timer == nil {
@@ -173,7 +180,7 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
-			g.releaseLocking(host, e, st)
+			g.releaseLocking(e, host, packed)
 			return ctx.Err()
 		}
 	}
@@ -221,9 +228,9 @@ func (g *MemoryGate) waitTurnLocked(ctx context.Context, host string, e *memEntr
 	return ctx.Err()
 }
 
-func (g *MemoryGate) releaseLocking(host string, e *memEntry, st State) {
+func (g *MemoryGate) releaseLocking(e *memEntry, host string, st packedState) {
 	g.mu.Lock()
-	g.releaseLocked(host, e, pack(st))
+	g.releaseLocked(host, e, st)
 	g.mu.Unlock()
 }
 
