@@ -65,7 +65,7 @@ var (
 	// page with a form CAPTCHA has instead.
 	captchaWords = []string{
 		"verify you are human", "verify that you are human", "verify you're human", "confirm you are human",
-		"prove you are human", "are you a robot", "you are not a robot", "you're not a robot", "not a robot",
+		"prove you are human", "are you a robot", "you are not a robot", "you're not a robot", "i'm not a robot", "am not a robot",
 		"one more step", "complete the security check", "security check", "unusual traffic",
 		"human verification", "checking your browser", "bot protection", "automated requests",
 		"pas un robot", "vérification de sécurité", "êtes un humain", "kein roboter", "sicherheitsüberprüfung",
@@ -85,7 +85,7 @@ var (
 	}
 	formPage = []string{
 		"type=\"password\"", "type='password'", "type=password", "id=\"comment-form\"", "class=\"comment-form",
-		"name=\"comment\"", "<article class", "<article id=", "</textarea>", "type=\"email\"",
+		"name=\"comment\"", "<article class", "<article id=", "<textarea name", "<textarea id=", "<textarea class", "<textarea rows", "<textarea cols", "type=\"email\"",
 	}
 )
 
@@ -216,7 +216,7 @@ func defaultRules() []Rule {
 		{Name: "datadome/json-captcha", Vendor: "datadome", Kind: Captcha, MaxBody: 4096,
 			Body: [][]string{{"\"url\":\"https://geo.captcha-delivery.com/captcha/"}}},
 		{Name: "datadome/banned", Vendor: "datadome", Kind: Block,
-			Body: [][]string{{"captcha-delivery.com"}, ddBootstrap, {",'t':'bv','", ",\"t\":\"bv\",\""}}},
+			Body: [][]string{{"captcha-delivery.com"}, ddBootstrap, {",'t':'bv','r'", ",\"t\":\"bv\",\"r\""}}},
 		{Name: "datadome/interstitial", Vendor: "datadome", Kind: JSChallenge,
 			Body: [][]string{{"captcha-delivery.com"}, {"var dd={'rt':'i'", "var dd={\"rt\":\"i\"", "src=\"https://geo.captcha-delivery.com/interstitial/"}}},
 		{Name: "datadome/captcha", Vendor: "datadome", Kind: Captcha,
@@ -239,7 +239,7 @@ func defaultRules() []Rule {
 
 		// ---- F5 BIG-IP ASM / Shape.
 		{Name: "f5/asm-rejected", Vendor: "f5", Kind: Block, MaxBody: smallPage,
-			Body: [][]string{{"the requested url was rejected"}, {"your support id is", "support id:"}}},
+			Body: [][]string{{"the requested url was rejected"}, {"your support id is"}}},
 		{Name: "f5/client-challenge", Vendor: "f5", Kind: JSChallenge, MaxBody: 32768,
 			Body: [][]string{{"window[\"bobcmn\"]"}, {"/tspd/?type="}}},
 
@@ -281,7 +281,7 @@ func defaultRules() []Rule {
 		{Name: "google/unusual-traffic-status", Vendor: "google", Kind: Captcha, Status: []int{429, 503},
 			Body: [][]string{googleUnusual}},
 		{Name: "google/sorry", Vendor: "google", Kind: Captcha,
-			Body: [][]string{{"<form id=\"captcha-form\" action=\"index\"", "/sorry/index?continue="}, {"/recaptcha/", "solvesimplechallenge"}}},
+			Body: [][]string{{"<form id=\"captcha-form\" action=\"index\"", "/sorry/index?continue="}, {"google.com/recaptcha/", "gstatic.com/recaptcha/", "recaptcha.net/recaptcha/", "solvesimplechallenge"}}},
 		{Name: "amazon/robot-check", Vendor: "amazon", Kind: Captcha,
 			Body: [][]string{{"<title dir=\"ltr\">robot check</title>", "<title>robot check</title>", "enter the characters you see below", "make sure you're not a robot"},
 				{"opfcaptcha.amazon.com", "/errors/validatecaptcha", "api-services-support@amazon.com", "images-amazon.com", "csm-captcha-instrumentation"}}},

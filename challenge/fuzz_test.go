@@ -60,7 +60,7 @@ func TestDetect_C6_LinearWorkBound(t *testing.T) {
 	perPosition := maxBucket * maxLen
 	t.Logf("stride %d, %d markers, %d gram entries, largest bucket %d, longest marker %d: at most %d byte compares per sampled position",
 		m.stride, len(m.needles), len(m.entries), maxBucket, maxLen, perPosition)
-	if maxBucket > 12 || perPosition > 1500 {
+	if maxBucket > 24 || perPosition > 2500 {
 		t.Errorf("work per position %d (bucket %d) too large", perPosition, maxBucket)
 	}
 	if len(m.short) != 0 {

@@ -3,6 +3,7 @@ package challenge
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 )
 
 // The body scan finds every marker of a rule table in one pass over the
@@ -27,6 +28,7 @@ const (
 )
 
 type gramEntry struct {
+	gram   uint32 // the folded gram, to skip bucket-mates cheaply
 	needle uint16 // index into matcher.needles
 	off    uint16 // offset of the gram within the needle
 }
@@ -65,6 +67,35 @@ func byteCost(c byte) int {
 	}
 }
 
+// commonGrams are frequent in HTML and English prose; a marker is better
+// indexed by other parts of it.
+var commonGrams = func() map[string]bool {
+	m := map[string]bool{}
+	for _, g := range strings.Split("clas|lass|ass=|ss=\"|styl|tyle|href|ref=|<div|div |</di|<spa|span|pan>|</p>|<a h| hre|src=|rc=\"|ing |the | the|and | and|ted | to |you | you|ion |tion|ent | of |of t|for | for| is |is a|our | our|with|ith |e th|s th|ere |here|n th|ver |in t|at t|e to|re y|ome |ate |ight|from|ore |inte|nter|ter |er t|es a|rom |e an|you |ese |est |ity ", "|") {
+		m[g] = true
+	}
+	return m
+}()
+
+// gramCost estimates how often a gram occurs in ordinary pages.
+func gramCost(g []byte) int {
+	cost, letters := 0, 0
+	for _, c := range g {
+		c |= 0x20
+		cost += byteCost(c)
+		if c >= 'a' && c <= 'z' || c == ' ' {
+			letters++
+		}
+	}
+	if letters == len(g) {
+		cost += 6
+	}
+	if commonGrams[string(g)] {
+		cost += 40
+	}
+	return cost
+}
+
 // newMatcher indexes needles, which must be lower-case and non-empty.
 func newMatcher(needles [][]byte) *matcher {
 	m := &matcher{needles: needles}
@@ -99,10 +130,7 @@ func newMatcher(needles [][]byte) *matcher {
 		for o := 0; o+s-1 <= len(n)-gramLen && o < 1<<15; o++ {
 			cost := 0
 			for k := o; k < o+s; k++ {
-				for _, c := range n[k : k+gramLen] {
-					cost += byteCost(c | 0x20)
-				}
-				cost += 8 * int(load[hashGram(foldGram(n[k:]))>>(filterBits-bucketBits)])
+				cost += gramCost(n[k:k+gramLen]) + int(load[hashGram(foldGram(n[k:]))>>(filterBits-bucketBits)])
 			}
 			if bestCost < 0 || cost < bestCost {
 				best, bestCost = o, cost
@@ -111,7 +139,7 @@ func newMatcher(needles [][]byte) *matcher {
 		for k := best; k < best+s; k++ {
 			h := hashGram(foldGram(n[k:]))
 			m.filter[h>>6] |= 1 << (h & 63)
-			all = append(all, keyed{h >> (filterBits - bucketBits), gramEntry{uint16(i), uint16(k)}})
+			all = append(all, keyed{h >> (filterBits - bucketBits), gramEntry{foldGram(n[k:]), uint16(i), uint16(k)}})
 			load[h>>(filterBits-bucketBits)]++
 		}
 	}
@@ -136,12 +164,16 @@ func (m *matcher) scan(b []byte, found []uint64) {
 	if s := m.stride; s > 0 {
 		n := len(b)
 		for p := 0; p+gramLen <= n; p += s {
-			h := hashGram(foldGram(b[p:]))
+			g := foldGram(b[p:])
+			h := hashGram(g)
 			if m.filter[h>>6]&(1<<(h&63)) == 0 {
 				continue
 			}
 			bk := h >> (filterBits - bucketBits)
 			for _, e := range m.entries[m.start[bk]:m.start[bk+1]] {
+				if e.gram != g {
+					continue
+				}
 				id := e.needle
 				if found[id>>6]&(1<<(id&63)) != 0 {
 					continue
@@ -151,7 +183,7 @@ func (m *matcher) scan(b []byte, found []uint64) {
 				if j < 0 || j+len(nd) > n {
 					continue
 				}
-				if equalFold(b[j:j+len(nd)], nd) {
+				if lower(b[j]) == nd[0] && equalFold(b[j:j+len(nd)], nd) {
 					found[id>>6] |= 1 << (id & 63)
 				}
 			}
