@@ -18,6 +18,8 @@ type Crawl struct {
 	Fetcher     *fetch.Fetcher
 	Frontier    *crawl.Frontier
 	FollowLinks bool
+	CrossSite   bool // follow links to other sites too (Frontier.Allowed decides)
+	Parallel    int  // sites crawled at once (0: crawl.Crawler's default)
 	// Fresh sends Cache-Control: no-cache (B9 refetches).
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
@@ -35,6 +37,8 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	cr := &crawl.Crawler{
 		Frontier:    c.Frontier,
 		FollowLinks: c.FollowLinks,
+		CrossSite:   c.CrossSite,
+		Parallel:    c.Parallel,
 		Log:         s.Log,
 		Get: func(ctx context.Context, it crawl.Item) crawl.Page {
 			gctx := ctx

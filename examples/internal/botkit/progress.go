@@ -79,7 +79,7 @@ func (p *Progress) print(now time.Time) {
 	var waits []string
 	for h, why := range p.wait {
 		if until := p.until[h]; until.After(now) {
-			waits = append(waits, fmt.Sprintf("%s for %s (%s)", h, until.Sub(now).Round(time.Second), why))
+			waits = append(waits, fmt.Sprintf("%s for %s (%s)", h, roundWait(until.Sub(now)), why))
 		}
 	}
 	p.mu.Unlock()
@@ -89,4 +89,11 @@ func (p *Progress) print(now time.Time) {
 		line += "; waiting on " + strings.Join(waits, ", ")
 	}
 	fmt.Fprintln(p.W, line)
+}
+
+func roundWait(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

@@ -50,13 +50,20 @@ func Run(t testing.TB, run RunFunc, web *fetchtest.Web, args ...string) *Output 
 	return RunWith(t, run, web.RoundTripper(), args...)
 }
 
-// RunWith runs run with args over transport tr.
+// RunWith runs run with args over transport tr (nil: the bot's own).
 func RunWith(t testing.TB, run RunFunc, tr http.RoundTripper, args ...string) *Output {
+	t.Helper()
+	return RunScaled(t, run, tr, 1, args...)
+}
+
+// RunScaled is RunWith with the bot's durations multiplied by scale (for
+// tests over real sockets, where time is not fake).
+func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, args ...string) *Output {
 	t.Helper()
 	var stdout, stderr syncBuffer
 	out := &Output{}
 	var mu sync.Mutex
-	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: tr, Observe: func(e botkit.Event) {
+	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
 		mu.Lock()
 		out.Events = append(out.Events, e)
 		mu.Unlock()

@@ -35,6 +35,9 @@ type Crawler struct {
 	// FollowLinks queues the same-site links of every HTML page (rel=nofollow
 	// links are not followed).
 	FollowLinks bool
+	// CrossSite also follows links to other sites (the Frontier's Allowed
+	// still decides which sites may be queued).
+	CrossSite bool
 	// MaxDepth bounds link following (0 = no bound).
 	MaxDepth int
 	// Parallel is how many sites are crawled at once (0 = 16). Each site
@@ -123,12 +126,12 @@ func (c *Crawler) worker(ctx context.Context, site string) {
 				if strings.Contains(" "+l.Rel+" ", " nofollow ") {
 					continue
 				}
-				if Site(l.URL) == site && c.Frontier.Add(l.URL, it.Depth+1, "link") {
+				if (c.CrossSite || Site(l.URL) == site) && c.Frontier.Add(l.URL, it.Depth+1, "link") {
 					added = true
 				}
 			}
 			if added {
-				c.schedule(ctx) // no-op for this site (active); kept for cross-site use
+				c.schedule(ctx) // starts workers for other sites' new links
 			}
 		}
 	}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/examples/internal/sofya"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+)
+
+// news adds a site of n linked stories to w.
+func news(w *fetchtest.Web, host, robots string, n int) {
+	h := w.Host(host)
+	h.Handle("/robots.txt", fetchtest.Robots(robots))
+	var home strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&home, `<a href="/story/%d">s%d</a> <a href="/story/%d#c">again</a> `, i, i, i)
+		h.Handle(fmt.Sprintf("/story/%d", i), fetchtest.HTML(fmt.Sprintf(`<a href="/">home</a><a href="/story/%d">next</a><a href="/STORY/../story/%d">same</a>`, i%n+1, i)))
+	}
+	home.WriteString(`<a href="/private/x">private</a> <a href="/members">members</a> <a href="/premium">premium</a> <a href="/app.js">js</a>`)
+	h.Handle("/", fetchtest.HTML(home.String()))
+	h.Handle("/private/x", fetchtest.HTML("private"))
+	h.Handle("/members", fetchtest.LoginRequired())
+	h.Handle("/premium", fetchtest.LoginRedirect("/login"))
+	h.Handle("/login", fetchtest.LoginForm())
+}
+
+func args(t *testing.T, state string, extra ...string) []string {
+	if state == "" {
+		state = filepath.Join(t.TempDir(), "s.db")
+	}
+	return append([]string{"-json", "-state", state}, extra...)
+}
+
+// S1 S3 S4 S5 S7 S8 S9: identity, robots groups, pacing, each URL once,
+// logins and paywalls skipped.
+func TestSofya_S1_S3_S4_S5_S7_S8_S9_Crawl(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		news(w, "a.test", "User-agent: SofyaBot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n", 4)
+		news(w, "b.test", "User-agent: *\nDisallow: /private/\nCrawl-delay: 3\n", 4)
+		out := bottest.Run(t, sofya.Run, w, args(t, "", "http://a.test/", "http://b.test/")...)
+		if out.Code != 0 {
+			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+		}
+		w.Check(t,
+			fetchtest.UserAgent(profiles.SofyaUA),                                 // S1
+			fetchtest.NotFetched("a.test", "/private/x"),                          // S3: its group, not *
+			fetchtest.NotFetched("b.test", "/private/x"),                          // S3: * when it has none
+			fetchtest.MinGapOn("a.test", time.Second),                             // S5
+			fetchtest.MinGapOn("b.test", 3*time.Second),                           // S4
+			fetchtest.NoOverlap(), fetchtest.OnlyGetHead(), fetchtest.NoCookies(), // S7
+			fetchtest.NotFetched("a.test", "/app.js", "/login"), // S7, S9
+		)
+		if w.Count("a.test", "/story/1") != 1 || w.Count("a.test", "/") != 1 {
+			t.Error("S8: a URL fetched more than once (or not at all)")
+		}
+		if w.Count("a.test", "/STORY/../story/1") != 0 {
+			t.Error("S8: URLs not normalised")
+		}
+		if r, _ := out.Result("http://a.test/members"); r.Outcome != "auth_required" {
+			t.Errorf("S9: 401 page: %+v", r)
+		}
+		if r, _ := out.Result("http://a.test/premium"); r.Outcome != "auth_required" {
+			t.Errorf("S9: redirect to login: %+v", r)
+		}
+		// S5: jitter: the gaps on a.test are not all the same.
+		reqs := w.RequestsTo("a.test")
+		gaps := map[time.Duration]bool{}
+		for i := 1; i < len(reqs); i++ {
+			gaps[reqs[i].Start.Sub(reqs[i-1].End)] = true
+		}
+		if len(gaps) < 2 {
+			t.Errorf("S5: no jitter in the gaps %v", gaps)
+		}
+	})
+}
+
+// S6: 429, 503 and 509 slow the whole site down; Retry-After honoured.
+func TestSofya_S6_RateLimitSlowsSite(t *testing.T) {
+	for _, code := range []int{429, 503, 509} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				news(w, "a.test", "User-agent: *\nAllow: /\n", 5)
+				w.Host("a.test").Handle("/story/2", fetchtest.Sequence(fetchtest.RetryAfter(code, "20"), fetchtest.HTML("s2")))
+				bottest.Run(t, sofya.Run, w, args(t, "", "http://a.test/")...)
+				w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+				reqs := w.RequestsTo("a.test")
+				for i, r := range reqs {
+					if r.Status == code && i+2 < len(reqs) {
+						if gap := reqs[i+2].Start.Sub(reqs[i+1].End); gap < 2*time.Second {
+							t.Errorf("S6: after %d the site was not slowed: gap %v", code, gap)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// S8: each URL once, across runs too (the fetched set is in the state file);
+// S10: robots.txt changes picked up within 24 hours.
+func TestSofya_S8_OnceAcrossRuns_S10(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		news(w, "a.test", "User-agent: *\nAllow: /\n", 3)
+		state := filepath.Join(t.TempDir(), "s.db")
+		bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/")...)
+		w.Reset()
+		time.Sleep(time.Hour)
+		out := bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/", "http://a.test/story/1")...)
+		if n := len(w.Requests()); n != 0 {
+			t.Errorf("S8: %d requests on a second run over fetched URLs", n)
+		}
+		if r, _ := out.Result("http://a.test/"); r.Outcome != "duplicate" {
+			t.Errorf("S8: %+v", r)
+		}
+		time.Sleep(24 * time.Hour)
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: SofyaBot\nDisallow: /new\n"))
+		w.Host("a.test").Handle("/new", fetchtest.HTML("new"))
+		out = bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/new")...)
+		if w.Count("a.test", "/robots.txt") != 1 || w.Count("a.test", "/new") != 0 {
+			t.Errorf("S10: robots.txt change not picked up after 24 h")
+		}
+		if r, _ := out.Result("http://a.test/new"); r.Outcome != "disallowed" {
+			t.Errorf("S10: %+v", r)
+		}
+	})
+}
+
+// S11: throughput grows with the number of hosts while each host stays
+// within its limits.
+func TestSofya_S11_ThroughputGrowsWithHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		elapsed := func(hosts int) (time.Duration, int) {
+			w := fetchtest.New()
+			var urls []string
+			for i := range hosts {
+				h := fmt.Sprintf("h%d.test", i)
+				news(w, h, "User-agent: *\nAllow: /\n", 5)
+				urls = append(urls, "http://"+h+"/")
+			}
+			start := time.Now()
+			bottest.Run(t, sofya.Run, w, args(t, "", urls...)...)
+			w.Check(t, fetchtest.MinGap(time.Second), fetchtest.NoOverlap())
+			return time.Since(start), len(w.Requests())
+		}
+		t1, n1 := elapsed(1)
+		t8, n8 := elapsed(8)
+		rate1 := float64(n1) / t1.Seconds()
+		rate8 := float64(n8) / t8.Seconds()
+		if rate8 < 5*rate1 {
+			t.Errorf("S11: 1 host %d req in %v (%.2f/s); 8 hosts %d req in %v (%.2f/s): want ~8x", n1, t1, rate1, n8, t8, rate8)
+		}
+	})
+}
+
+// S2: outgoing connections are bound to the configured source address.
+func TestSofya_S2_SourceAddress(t *testing.T) {
+	w := fetchtest.New()
+	addr := w.Start()
+	defer w.Close()
+	host, _, _ := net.SplitHostPort(addr)
+	w.Host(host).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
+	w.Host(host).Handle("/", fetchtest.HTML("home"))
+	out := bottest.RunScaled(t, sofya.Run, nil, 0.01, args(t, "", "-source", "127.0.0.2", "http://"+addr+"/")...)
+	if out.Code != 0 {
+		t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+	}
+	reqs := w.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for _, r := range reqs {
+		if h, _, _ := net.SplitHostPort(r.RemoteAddr); h != "127.0.0.2" {
+			t.Errorf("S2: %s came from %s, want 127.0.0.2", r.Path, r.RemoteAddr)
+		}
+	}
+	if out := bottest.RunWith(t, sofya.Run, nil, "-source", "not-an-ip", "http://"+addr+"/"); out.Code != 2 {
+		t.Errorf("bad -source accepted: %d", out.Code)
+	}
+}
