@@ -257,6 +257,10 @@ func (t *Transport) emit(ev Event) {
 // requests are [*HostError]; a context that ends while waiting gives ctx.Err().
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.init()
+	if req.URL == nil {
+		closeBody(req)
+		return nil, errors.New("politeness: nil Request.URL")
+	}
 	ctx := req.Context()
 	host := t.hostKey(req.URL)
 

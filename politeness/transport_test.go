@@ -866,3 +866,11 @@ func TestTransport_B6_QueuedRequestFailsFastDuringPause(t *testing.T) {
 		check(t, w, minGapAfter(time.Second, 600*time.Second))
 	})
 }
+
+func TestTransport_NilURL(t *testing.T) {
+	body := &readCloseCounter{}
+	req := &http.Request{Method: http.MethodGet, Body: body}
+	if _, err := (&politeness.Transport{Base: &fakeWeb{}}).RoundTrip(req); err == nil || body.count() != 1 {
+		t.Errorf("err = %v, body closed %d times", err, body.count())
+	}
+}
