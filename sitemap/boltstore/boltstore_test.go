@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	"go.uber.org/goleak"
 
 	"github.com/goodbot-go/goodbot/sitemap"
 	"github.com/goodbot-go/goodbot/sitemap/boltstore"
@@ -150,4 +151,8 @@ func TestCheck_B9_OneRequestAfterRestart(t *testing.T) {
 	if second.First || second.NotModified != 1 || len(second.New)+len(second.Moved)+len(second.Gone)+len(second.Unknown) != 0 || second.Unchanged != 3 {
 		t.Errorf("second run refetches something: %+v", second)
 	}
+}
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
 }
