@@ -80,10 +80,11 @@ var std = compile(defaultRules())
 
 // Detect reports whether a response is a bot challenge, CAPTCHA, block or
 // vendor rate-limit page rather than content, using the default rules
-// ([DefaultRules]). It looks at the status (0 means unknown), the header
-// and body[:min(len(body), MaxBytes)] only; it never modifies its
-// arguments. A negative verdict does not allocate. It is safe for
-// concurrent use.
+// ([DefaultRules]). It looks at the status (0 means unknown: rules that
+// need a status do not apply), the header (keys in canonical form, as
+// net/http stores them; header may be nil) and body[:min(len(body),
+// MaxBytes)] only, and never modifies its arguments. A negative verdict
+// does not allocate. It is safe for concurrent use.
 func Detect(status int, header http.Header, body []byte) Verdict {
 	return std.detect(status, header, body)
 }
@@ -95,7 +96,7 @@ func Detect(status int, header http.Header, body []byte) Verdict {
 type Detector struct {
 	// Rules are tried in order; the first that matches gives the verdict.
 	// nil means DefaultRules(). Rules that fail [Rule.Validate] never match.
-	Rules []Rule
+	Rules Rules
 
 	once sync.Once
 	c    *compiled

@@ -33,7 +33,7 @@ func TestKind_String(t *testing.T) {
 // the scan samples every 9th position.
 func TestDefaultRules_Valid(t *testing.T) {
 	rules := DefaultRules()
-	if err := ValidateRules(rules); err != nil {
+	if err := rules.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
@@ -80,10 +80,13 @@ func TestRule_Validate(t *testing.T) {
 			t.Errorf("%d: Validate() = %v, want ErrInvalidRule", i, err)
 		}
 		// An invalid rule never matches.
-		d := &Detector{Rules: []Rule{r}}
+		d := &Detector{Rules: Rules{r}}
 		if v := d.Detect(403, hdr("X", "y"), []byte("abc")); v.Blocked {
 			t.Errorf("%d: invalid rule matched: %+v", i, v)
 		}
+	}
+	if err := Rules(bad).Validate(); !errors.Is(err, ErrInvalidRule) || strings.Count(err.Error(), "\n") != len(bad)-1 {
+		t.Errorf("Rules.Validate() = %v", err)
 	}
 	if err := (&Rule{Name: "linkedin", Kind: Block, Status: []int{999}}).Validate(); err != nil {
 		t.Errorf("status-only rule with a non-standard code: %v", err)
@@ -130,7 +133,7 @@ func TestDetector_CustomVendor(t *testing.T) {
 // TestDetect_LargeTable: a table with more markers than the found set on the
 // stack still works.
 func TestDetect_LargeTable(t *testing.T) {
-	var rules []Rule
+	var rules Rules
 	for i := range 700 {
 		rules = append(rules, Rule{Name: fmt.Sprint("r", i), Vendor: "v", Kind: Block, Body: [][]string{{fmt.Sprintf("marker-%04d-x", i)}}})
 	}
@@ -150,7 +153,7 @@ func TestDetect_C6_OnlyFirstMaxBytes(t *testing.T) {
 	for _, at := range []int{MaxBytes - len(marker), MaxBytes - len(marker) + 1, MaxBytes} {
 		body := bytes.Repeat([]byte{' '}, at)
 		body = append(body, marker...)
-		d := &Detector{Rules: []Rule{{Name: "m", Kind: Block, Body: [][]string{{marker}}}}}
+		d := &Detector{Rules: Rules{{Name: "m", Kind: Block, Body: [][]string{{marker}}}}}
 		got := d.Detect(200, nil, body).Blocked
 		if want := at+len(marker) <= MaxBytes; got != want {
 			t.Errorf("marker at %d: blocked %v, want %v", at, got, want)
@@ -264,7 +267,7 @@ func TestSniff_C6_Challenge(t *testing.T) {
 		t.Error("Sniff(nil) did not fail")
 	}
 	// A custom Detector sniffs with its own rules.
-	d := &Detector{Rules: []Rule{{Name: "x", Vendor: "x", Kind: Block, Body: [][]string{{"solve this"}}}}}
+	d := &Detector{Rules: Rules{{Name: "x", Vendor: "x", Kind: Block, Body: [][]string{{"solve this"}}}}}
 	resp = &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("please SOLVE THIS first"))}
 	if v, err := d.Sniff(resp); err != nil || v.Vendor != "x" {
 		t.Errorf("Detector.Sniff: %+v, %v", v, err)

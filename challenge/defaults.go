@@ -8,7 +8,7 @@ package challenge
 // The markers and their reliability are documented, with sources, in the
 // project's challenge-samples/MARKERS.md. Order matters: the first rule that
 // matches decides, so kind-specific rules come before generic ones.
-func DefaultRules() []Rule { return defaultRules() }
+func DefaultRules() Rules { return defaultRules() }
 
 // smallPage bounds rules whose evidence is the wording of a short block
 // page, so that an article or forum thread quoting it is not flagged.
@@ -101,8 +101,8 @@ var widgets = []widget{
 	{"turnstile", []string{"class=\"cf-turnstile", "challenges.cloudflare.com/turnstile/", "turnstile.render"}},
 }
 
-func defaultRules() []Rule {
-	rules := []Rule{
+func defaultRules() Rules {
+	rules := Rules{
 		// ---- Cloudflare: documented header first.
 		{Name: "cloudflare/cf-mitigated-captcha", Vendor: "cloudflare", Kind: Captcha,
 			Header: []HeaderMatch{{"Cf-Mitigated", "challenge"}}, Body: [][]string{cfCaptcha}},

@@ -36,9 +36,12 @@
 //
 // # Rules are data
 //
-// The rules form a table ([Rule], [DefaultRules]); a [Detector] applies a
-// table of your own, for example the default one plus your vendor. Markers
-// are matched ASCII case-insensitively as plain substrings.
+// The rules form a table ([Rules] of [Rule], see [DefaultRules]); a
+// [Detector] applies a table of your own, for example the default one plus
+// your vendor. Rules are tried in order and the first match decides.
+// Markers are matched ASCII case-insensitively as plain substrings, and a
+// rule can require statuses, header values, groups of alternative markers,
+// absent markers and a maximum body size.
 //
 // # Speed
 //

@@ -2,7 +2,6 @@ package challenge
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"strings"
 )
 
@@ -258,13 +257,3 @@ func lowerASCII(s string) []byte {
 
 // bitSet reports bit i.
 func bitSet(set []uint64, i uint16) bool { return set[i>>6]&(1<<(i&63)) != 0 }
-
-// anySet reports whether any bit is set.
-func anySet(set []uint64) bool {
-	for _, w := range set {
-		if bits.OnesCount64(w) != 0 {
-			return true
-		}
-	}
-	return false
-}

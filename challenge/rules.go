@@ -84,11 +84,16 @@ func (r *Rule) Validate() error {
 	return nil
 }
 
-// ValidateRules validates every rule of a table.
-func ValidateRules(rules []Rule) error {
+// Rules is a rule table: rules are tried in order and the first that
+// matches gives the verdict. It is plain data; build your own or extend
+// [DefaultRules] with append.
+type Rules []Rule
+
+// Validate validates every rule of the table and joins the errors.
+func (rs Rules) Validate() error {
 	var errs []error
-	for i := range rules {
-		if err := rules[i].Validate(); err != nil {
+	for i := range rs {
+		if err := rs[i].Validate(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -120,7 +125,7 @@ type compiled struct {
 }
 
 // compile turns a rule table into its matcher. Invalid rules are dropped.
-func compile(rules []Rule) *compiled {
+func compile(rules Rules) *compiled {
 	c := &compiled{}
 	ids := map[string]uint16{}
 	var needles [][]byte
