@@ -142,8 +142,20 @@ func sniff(resp *http.Response, c *compiled) (Verdict, error) {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return c.detect(resp.StatusCode, resp.Header, nil), nil
 	}
-	buf := make([]byte, MaxBytes)
+	// Size the buffer by Content-Length when it is known and small, but
+	// never trust it: a full buffer grows to MaxBytes.
+	size := MaxBytes
+	if cl := resp.ContentLength; cl >= 0 && cl < MaxBytes {
+		size = int(cl) + 1
+	}
+	buf := make([]byte, size)
 	n, err := io.ReadFull(resp.Body, buf)
+	if err == nil && size < MaxBytes {
+		buf = append(buf, make([]byte, MaxBytes-size)...)
+		var m int
+		m, err = io.ReadFull(resp.Body, buf[size:])
+		n += m
+	}
 	buf = buf[:n]
 	switch err {
 	case nil, io.EOF, io.ErrUnexpectedEOF:

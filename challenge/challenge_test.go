@@ -212,11 +212,11 @@ func (c *closeCounter) Close() error { c.closed++; return nil }
 // TestSniff_C6_RestoresBody: Sniff reads at most MaxBytes, and the caller
 // still reads the whole body, including the part Sniff never read.
 func TestSniff_C6_RestoresBody(t *testing.T) {
-	for _, size := range []int{0, 100, MaxBytes - 1, MaxBytes, MaxBytes + 1, 3 * MaxBytes} {
+	for i, size := range []int{0, 100, MaxBytes - 1, MaxBytes, MaxBytes + 1, 3 * MaxBytes, 100, 5000, 70000, 7} {
 		body := bytes.Repeat([]byte("abcdefghij"), size/10+1)[:size]
 		src := &countingReader{r: bytes.NewReader(body)}
 		cc := &closeCounter{Reader: src}
-		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: cc}
+		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: cc, ContentLength: contentLength(size, i)}
 		v, err := Sniff(resp)
 		if err != nil || v.Blocked {
 			t.Fatalf("size %d: %+v, %v", size, v, err)
@@ -232,6 +232,19 @@ func TestSniff_C6_RestoresBody(t *testing.T) {
 		if cc.closed != 1 {
 			t.Errorf("size %d: original body closed %d times", size, cc.closed)
 		}
+	}
+}
+
+// contentLength gives the test cases unknown (-1), true and lying
+// Content-Length values.
+func contentLength(size, i int) int64 {
+	switch i % 3 {
+	case 0:
+		return -1
+	case 1:
+		return int64(size)
+	default:
+		return int64(size / 2) // too small: Sniff must not trust it
 	}
 }
 
@@ -289,5 +302,19 @@ func TestSniff_ReadError(t *testing.T) {
 	got, err := io.ReadAll(resp.Body)
 	if string(got) != "error code: 1020" || !errors.Is(err, boom) {
 		t.Errorf("restored body: %q, %v", got, err)
+	}
+}
+
+// TestSniff_DistrustsContentLength: a Content-Length that is too small does
+// not hide a marker within MaxBytes.
+func TestSniff_DistrustsContentLength(t *testing.T) {
+	body := append(bytes.Repeat([]byte{' '}, 60000), "solve this"...)
+	d := &Detector{Rules: Rules{{Name: "x", Vendor: "x", Kind: Block, Body: [][]string{{"solve this"}}}}}
+	resp := &http.Response{StatusCode: 200, ContentLength: 10, Body: io.NopCloser(bytes.NewReader(body))}
+	if v, err := d.Sniff(resp); err != nil || !v.Blocked {
+		t.Errorf("%+v, %v", v, err)
+	}
+	if got, _ := io.ReadAll(resp.Body); !bytes.Equal(got, body) {
+		t.Error("body not restored")
 	}
 }
