@@ -98,13 +98,15 @@ type chain struct {
 // copy, or the one just read (the gap after the robots.txt fetch itself is
 // computed before the cache stores it).
 func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
-	key := politeness.HostKey(u)
 	r, ok := c.robots.Cached(u)
 	c.mu.Lock()
-	if ok {
-		delete(c.pending, key)
-	} else {
-		r, ok = c.pending[key]
+	if len(c.pending) > 0 {
+		key := politeness.HostKey(u)
+		if ok {
+			delete(c.pending, key)
+		} else {
+			r, ok = c.pending[key]
+		}
 	}
 	c.mu.Unlock()
 	if !ok {
@@ -251,17 +253,12 @@ func closeIdle(rt http.RoundTripper) {
 
 func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
-	closeBody := func() {
-		if req.Body != nil && req.Body != http.NoBody {
-			req.Body.Close()
-		}
-	}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "" {
-		closeBody()
+		closeBody(req)
 		return nil, fmt.Errorf("%w (got %s)", ErrMethod, req.Method)
 	}
 	if err := c.checkURL(req.URL); err != nil {
-		closeBody()
+		closeBody(req)
 		c.log.Debug("fetch: refused", "url", req.URL.String(), "err", err)
 		return nil, err
 	}
@@ -279,7 +276,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var cancel context.CancelFunc = func() {}
 	if d, ok := b.deadline(); ok {
 		if !time.Now().Before(d) {
-			closeBody()
+			closeBody(req)
 			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: context.DeadlineExceeded}
 		}
 		ctx, cancel = context.WithDeadline(ctx, d)
@@ -287,15 +284,21 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
 		cancel()
-		closeBody()
+		closeBody(req)
 		c.log.Debug("fetch: robots.txt refused", "url", req.URL.String(), "err", err)
 		return nil, wrap(err, req.URL.String())
 	}
 
-	out := req.Clone(context.WithValue(ctx, budgetKey{}, b))
+	// A shallow copy with its own header: the layers below clone again
+	// before changing anything else.
+	out := req.WithContext(context.WithValue(ctx, budgetKey{}, b))
+	out.Header = req.Header.Clone()
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
 	if err := c.setHeaders(out, req.Response != nil); err != nil {
 		cancel()
-		closeBody()
+		closeBody(req)
 		return nil, err
 	}
 	resp, err := c.inner.RoundTrip(out)
@@ -312,6 +315,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+func closeBody(req *http.Request) {
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body.Close()
+	}
+}
+
 // checkURL applies the URL rules: absolute http(s) without credentials, not
 // on the block list, no login or deny words.
 func (c *chain) checkURL(u *url.URL) error {
@@ -324,11 +333,10 @@ func (c *chain) checkURL(u *url.URL) error {
 			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
 		}
 	}
-	words := urlWords(u)
-	if p := matchWords(words, c.login); p != "" {
+	if p := matchURLWords(u, c.login); p != "" {
 		return &Error{Outcome: AuthRequired, URL: u.String(), Err: fmt.Errorf("fetch: login page (%q)", p)}
 	}
-	if p := matchWords(words, c.deny); p != "" {
+	if p := matchURLWords(u, c.deny); p != "" {
 		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
 	}
 	return nil

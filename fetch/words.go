@@ -23,31 +23,68 @@ func splitWords(s string) []string {
 	})
 }
 
-// urlWords returns the words of u's path and query (unescaped).
-func urlWords(u *url.URL) []string {
-	q, err := url.QueryUnescape(u.RawQuery)
-	if err != nil {
-		q = u.RawQuery
-	}
-	return splitWords(u.Path + " " + q)
+// isWordByte reports whether c belongs to a word: ASCII letters and digits,
+// and every byte of a non-ASCII character (so "café" is one word).
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
-// matchWords returns the first pattern whose words occur in a row in words,
-// as written, or "".
-func matchWords(words []string, patterns [][]string) string {
-	for _, p := range patterns {
-		for i := 0; i+len(p) <= len(words); i++ {
-			ok := true
-			for j, w := range p {
-				if words[i+j] != w {
-					ok = false
-					break
-				}
-			}
-			if ok {
+// matchURLWords returns the first pattern whose words occur in a row in u's
+// path or (unescaped) query, or "". It does not allocate for URLs without
+// escapes in the query.
+func matchURLWords(u *url.URL, patterns [][]string) string {
+	if len(patterns) == 0 {
+		return ""
+	}
+	if p := matchWords(u.Path, patterns); p != "" {
+		return p
+	}
+	q := u.RawQuery
+	if strings.ContainsAny(q, "%+") {
+		if uq, err := url.QueryUnescape(q); err == nil {
+			q = uq
+		}
+	}
+	return matchWords(q, patterns)
+}
+
+// matchWords returns the first pattern whose words occur in a row in s
+// (compared case-insensitively, words separated by any non-word bytes), as
+// written with "-" between words, or "".
+func matchWords(s string, patterns [][]string) string {
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) || (i > 0 && isWordByte(s[i-1])) {
+			continue // not the start of a word
+		}
+		for _, p := range patterns {
+			if matchAt(s, i, p) {
 				return strings.Join(p, "-")
 			}
 		}
 	}
 	return ""
+}
+
+// matchAt reports whether the words of p start at s[i].
+func matchAt(s string, i int, p []string) bool {
+	j := i
+	for k, w := range p {
+		if k > 0 {
+			start := j
+			for j < len(s) && !isWordByte(s[j]) {
+				j++
+			}
+			if j == start {
+				return false
+			}
+		}
+		if len(s)-j < len(w) || !strings.EqualFold(s[j:j+len(w)], w) {
+			return false
+		}
+		j += len(w)
+		if j < len(s) && isWordByte(s[j]) {
+			return false
+		}
+	}
+	return true
 }
