@@ -1,6 +1,7 @@
 package signing_test
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"errors"
 	"io"
@@ -373,6 +374,35 @@ func TestVerifier_AgentPolicy(t *testing.T) {
 			case tc.want != "" && (!errors.As(err, &ve) || ve.Reason != tc.want):
 				t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
 			}
+		}
+	})
+}
+
+// TestRotation_B2: the directory lists the old and the new key; requests
+// signed with either verify; once the old key is dropped from the
+// directory, it stops verifying when the cached copy expires (max-age).
+func TestRotation_B2(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := newMem()
+		oldKey, newKey := signingtest.BothyKey(), signingtest.NextKey()
+		dir := &signing.Directory{Keys: signers(oldKey, newKey), MaxAge: 30 * time.Minute}
+		mem.handle("bothy.tools", dir)
+		v := &signing.Verifier{Client: &http.Client{Transport: mem}}
+		verify := func(k crypto.Signer) error {
+			req := httptest.NewRequest(http.MethodGet, "https://site.example/", nil)
+			must(t, (&signing.Signer{Key: k, Agent: "https://bothy.tools"}).Sign(req))
+			_, err := v.Verify(req)
+			return err
+		}
+		must(t, verify(oldKey))
+		must(t, verify(newKey))
+		dir.Keys = signers(newKey) // rotation done
+		must(t, verify(oldKey))    // still cached
+		time.Sleep(30*time.Minute + time.Second)
+		must(t, verify(newKey))
+		var ve *signing.VerifyError
+		if err := verify(oldKey); !errors.As(err, &ve) || ve.Reason != signing.ReasonUnknownKey {
+			t.Fatalf("removed key after max-age: %v", err)
 		}
 	})
 }

@@ -78,6 +78,11 @@ type signerCache struct {
 	kid    string
 	field  string // Signature-Agent value
 	fields httpsign.Fields
+
+	// Reused between requests; guarded by Signer.mu.
+	minimal   *http.Request
+	hs        *httpsign.Signer
+	hsExpires int64
 }
 
 func (s *Signer) label() string {
@@ -176,26 +181,9 @@ func (s *Signer) Sign(req *http.Request) error {
 	}
 	authority := normaliseAuthority(host, scheme)
 
-	now := time.Now()
-	cfg := httpsign.NewSignConfig().SignAlg(false).SetKeyID(c.kid).SetTag(TagWebBotAuth).
-		SetExpires(now.Add(s.expires()).Unix())
-	if s.Nonce {
-		cfg.SetNonce(newNonce())
-	}
-	var hs *httpsign.Signer
-	if priv, ok := s.Key.(ed25519.PrivateKey); ok {
-		hs, err = httpsign.NewEd25519Signer(priv, cfg, c.fields)
-	} else { // e.g. an HSM or KMS handle: signed through jwx's EdDSA signer
-		hs, err = httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
-	}
+	hs, minimal, err := s.parts(c, scheme, authority, time.Now().Add(s.expires()).Unix())
 	if err != nil {
-		return fmt.Errorf("signing: %w", err)
-	}
-	minimal := &http.Request{
-		Method: http.MethodGet,
-		URL:    &url.URL{Scheme: scheme, Host: authority, Path: "/"},
-		Host:   authority,
-		Header: http.Header{"Signature-Agent": {c.field}},
+		return err
 	}
 	input, sig, err := httpsign.SignRequest(c.label, *hs, minimal)
 	if err != nil {
@@ -205,6 +193,44 @@ func (s *Signer) Sign(req *http.Request) error {
 	req.Header.Set("Signature-Input", input)
 	req.Header.Set("Signature", sig)
 	return nil
+}
+
+// parts returns the httpsign signer and the minimal request to sign. Both
+// are reused while nothing in them changes (same expires second, same
+// authority, no nonce): httpsign only reads them, and this keeps the
+// per-request allocations down.
+func (s *Signer) parts(c *signerCache, scheme, authority string, expires int64) (*httpsign.Signer, *http.Request, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.minimal == nil || c.minimal.Host != authority || c.minimal.URL.Scheme != scheme {
+		c.minimal = &http.Request{
+			Method: http.MethodGet,
+			URL:    &url.URL{Scheme: scheme, Host: authority, Path: "/"},
+			Host:   authority,
+			Header: http.Header{"Signature-Agent": {c.field}},
+		}
+	}
+	if !s.Nonce && c.hs != nil && c.hsExpires == expires {
+		return c.hs, c.minimal, nil
+	}
+	cfg := httpsign.NewSignConfig().SignAlg(false).SetKeyID(c.kid).SetTag(TagWebBotAuth).SetExpires(expires)
+	if s.Nonce {
+		cfg.SetNonce(newNonce())
+	}
+	var hs *httpsign.Signer
+	var err error
+	if priv, ok := s.Key.(ed25519.PrivateKey); ok {
+		hs, err = httpsign.NewEd25519Signer(priv, cfg, c.fields)
+	} else { // e.g. an HSM or KMS handle: signed through jwx's EdDSA signer
+		hs, err = httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing: %w", err)
+	}
+	if !s.Nonce {
+		c.hs, c.hsExpires = hs, expires
+	}
+	return hs, c.minimal, nil
 }
 
 func newNonce() string {
