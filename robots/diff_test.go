@@ -16,7 +16,7 @@ import (
 // only where percent-encoding normalisation explains it (see
 // departureApplies and TestDeparture).
 func TestDifferential(t *testing.T) {
-	files, targets := 60, 60
+	files, targets := 40, 70
 	if testing.Short() {
 		files = 15
 	}
@@ -24,7 +24,7 @@ func TestDifferential(t *testing.T) {
 		pairs, disagree, explained := 0, 0, 0
 		for seed := uint64(1); seed <= uint64(files); seed++ {
 			g := newGen(seed, tricky)
-			body := g.robots(500 + int(seed%7)*1500)
+			body := g.robots(300 + int(seed%5)*600)
 			r := Parse([]byte(body))
 			agents := []string{"*none*", g.pick(genAgents), g.pick(genAgents), "BothyBot"}
 			for range targets {
