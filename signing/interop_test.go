@@ -81,15 +81,19 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 	privJWK, err := signing.MarshalPrivateKeyJWK(key)
 	must(t, err)
 	const target = "https://example.com/listing?id=7"
-
-	t.Run("ours verified by theirs", func(t *testing.T) {
-		s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: signing.QuotedString, Nonce: true}
+	signedHeaders := func(form signing.AgentForm) map[string]string {
+		s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: form, Nonce: true}
 		req := httptest.NewRequest(http.MethodGet, target, nil)
 		must(t, s.Sign(req))
 		headers := map[string]string{}
 		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
 			headers[h] = req.Header.Get(h)
 		}
+		return headers
+	}
+
+	t.Run("ours verified by theirs", func(t *testing.T) {
+		headers := signedHeaders(signing.QuotedString)
 		ans := run(map[string]any{"mode": "verify", "url": target, "headers": headers, "jwk": json.RawMessage(pubJWK)})
 		if ans["ok"] != true {
 			t.Fatalf("web-bot-auth rejects our signature: %v\n%v", ans["error"], headers)
@@ -103,14 +107,7 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 
 	// Not a requirement, a record: how 0.1.x treats the other two forms.
 	for _, form := range []signing.AgentForm{signing.Dictionary, signing.BareURL} {
-		s := &signing.Signer{Key: key, Agent: "https://directories.prosvita.io", Form: form}
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		must(t, s.Sign(req))
-		headers := map[string]string{}
-		for _, h := range []string{"Signature", "Signature-Input", "Signature-Agent"} {
-			headers[h] = req.Header.Get(h)
-		}
-		ans := run(map[string]any{"mode": "verify", "url": target, "headers": headers, "jwk": json.RawMessage(pubJWK)})
+		ans := run(map[string]any{"mode": "verify", "url": target, "headers": signedHeaders(form), "jwk": json.RawMessage(pubJWK)})
 		t.Logf("%s verifying our %v form: ok=%v %v", npmWebBotAuth, form, ans["ok"], ans["error"])
 	}
 
