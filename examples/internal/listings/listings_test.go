@@ -142,14 +142,14 @@ func TestStore_D6(t *testing.T) {
 	}
 	defer db.Close()
 	s := &Store{DB: db}
-	if _, ok, err := s.Get("http://a.test/"); ok || err != nil {
+	if _, ok, err := s.Get(Key("d.test", "http://a.test/")); ok || err != nil {
 		t.Fatalf("empty store: %v %v", ok, err)
 	}
-	r := Record{Listing: "http://a.test/", Outcome: Verified, Status: 200, Matched: "https://d.test/l/1", Checked: time.Unix(100, 0).UTC()}
+	r := Record{Listing: "http://a.test/", Directory: "d.test", Outcome: Verified, Status: 200, Matched: "https://d.test/l/1", Checked: time.Unix(100, 0).UTC()}
 	if err := s.Put(r); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := s.Get("http://a.test/")
+	got, ok, err := s.Get(Key("d.test", "http://a.test/"))
 	if !ok || err != nil || got != r {
 		t.Errorf("got %+v %v %v", got, ok, err)
 	}

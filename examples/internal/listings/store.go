@@ -43,9 +43,13 @@ func (s *Store) bucket() []byte {
 	return []byte(s.Bucket)
 }
 
-// Get returns the record of listing, if any. A record that cannot be decoded
+// Key is the state key of a listing: one business page may be listed in
+// several directories, each with its own record.
+func Key(directory, listingURL string) string { return directory + " " + listingURL }
+
+// Get returns the record stored under key (see [Key]), if any. A record that cannot be decoded
 // is reported as an error (and treated by the caller as never checked).
-func (s *Store) Get(listing string) (Record, bool, error) {
+func (s *Store) Get(key string) (Record, bool, error) {
 	var r Record
 	var found bool
 	err := s.DB.View(func(tx *bolt.Tx) error {
@@ -53,7 +57,7 @@ func (s *Store) Get(listing string) (Record, bool, error) {
 		if b == nil {
 			return nil
 		}
-		v := b.Get([]byte(listing))
+		v := b.Get([]byte(key))
 		if v == nil {
 			return nil
 		}
@@ -61,12 +65,12 @@ func (s *Store) Get(listing string) (Record, bool, error) {
 		return json.Unmarshal(v, &r)
 	})
 	if err != nil {
-		return Record{}, false, fmt.Errorf("listings: state for %s: %w", listing, err)
+		return Record{}, false, fmt.Errorf("listings: state for %s: %w", key, err)
 	}
 	return r, found, nil
 }
 
-// Put stores r under its listing URL.
+// Put stores r under Key(r.Directory, r.Listing).
 func (s *Store) Put(r Record) error {
 	v, err := json.Marshal(r)
 	if err != nil {
@@ -77,7 +81,7 @@ func (s *Store) Put(r Record) error {
 		if err != nil {
 			return err
 		}
-		return b.Put([]byte(r.Listing), v)
+		return b.Put([]byte(Key(r.Directory, r.Listing)), v)
 	})
 }
 

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/directories"
+	"github.com/goodbot-go/goodbot/examples/internal/listings"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+const backlink = "https://citydir.test/listing/"
+
+func page(links ...string) http.Handler {
+	var b strings.Builder
+	b.WriteString(`<html><body><a href="/">home</a><a href="/more">more</a>`)
+	for _, l := range links {
+		fmt.Fprintf(&b, `<a href=%q>partner</a>`, l)
+	}
+	return fetchtest.HTML(b.String() + "</body></html>")
+}
+
+// web: one host per case.
+func web() *fetchtest.Web {
+	w := fetchtest.New()
+	allow := fetchtest.Robots("User-agent: *\nDisallow: /private\n\nUser-agent: DirectoriesBot\nDisallow:\n")
+	for _, h := range []string{"ok.test", "missing.test", "gone.test", "moved.test", "far.test", "slow.test", "huge.test", "cookie.test", "spam.test", "shield.test", "many.test"} {
+		w.Host(h).Handle("/robots.txt", allow)
+	}
+	w.Host("ok.test").Handle("/partners", page("/about", "https://WWW.citydir.test:443/listing/ok#top"))
+	w.Host("ok.test").Handle("/private", page(backlink+"ok")) // * disallows, DirectoriesBot's empty Disallow allows
+	w.Host("missing.test").Handle("/partners", page("https://elsewhere.test/"))
+	w.Host("gone.test").Handle("/partners", fetchtest.Status(http.StatusNotFound))
+	w.Host("moved.test").HandleChain("/p", 3, page(backlink+"moved"))
+	w.Host("far.test").HandleChain("/p", 4, page(backlink+"far"))
+	w.Host("slow.test").Handle("/partners", fetchtest.Slow(20*time.Second, page(backlink+"slow")))
+	w.Host("huge.test").Handle("/partners", fetchtest.Huge(8<<20))
+	w.Host("cookie.test").Handle("/partners", fetchtest.SetCookie("sid", "1", fetchtest.Redirect("/p2", 0)))
+	w.Host("cookie.test").Handle("/p2", page(backlink+"cookie"))
+	w.Host("spam.test").Handle("/partners", page(backlink+"spam"))
+	w.Host("shield.test").Handle("/partners", fetchtest.Challenge(http.StatusForbidden))
+	w.Host("norobots.test").Handle("/partners", page(backlink+"norobots")) // robots.txt 404: no restrictions
+	w.Host("robots500.test").Handle("/robots.txt", fetchtest.Status(http.StatusInternalServerError))
+	w.Host("robots500.test").Handle("/partners", page(backlink+"robots500"))
+	w.Host("plumber.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n\nUser-agent: DirectoriesBot\nDisallow: /partners\n"))
+	w.Host("plumber.test").Handle("/partners", page(backlink+"plumber"))
+	for i := range 5 {
+		w.Host("many.test").Handle(fmt.Sprintf("/l%d", i), page(backlink+"many"))
+	}
+	return w
+}
+
+type row struct{ url, dir, sched string }
+
+func writeListings(t *testing.T, rows []row, extra string) string {
+	var b strings.Builder
+	b.WriteString("listing_url,backlink,directory,schedule\n")
+	for _, r := range rows {
+		host := strings.Split(strings.TrimPrefix(r.url, "http://"), "/")[0]
+		fmt.Fprintf(&b, "%s,%s%s,%s,%s\n", r.url, backlink, strings.TrimSuffix(host, ".test"), r.dir, r.sched)
+	}
+	b.WriteString(extra)
+	p := filepath.Join(t.TempDir(), "listings.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func blocklist(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "blocked.txt")
+	os.WriteFile(p, []byte("# owner asked\nspam.test\n"), 0o600)
+	return p
+}
+
+func records(t *testing.T, state string) map[string]listings.Record {
+	out := bottest.RunWith(t, directories.Run, nil, "-state", state, "-list")
+	recs := map[string]listings.Record{}
+	sc := bufio.NewScanner(strings.NewReader(out.Stdout))
+	for sc.Scan() {
+		var r listings.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs[r.Listing] = r
+	}
+	return recs
+}
+
+// D1 D2 D3 D4 D5 D6 D7 D8 D11 D13 D14: one run over every kind of listing.
+func TestDirectories_AllOutcomes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := web()
+		rows := []row{
+			{"http://ok.test/partners", "citydir.test", "weekly"},
+			{"http://ok.test/private", "citydir.test", "weekly"},
+			{"http://missing.test/partners", "citydir.test", "weekly"},
+			{"http://gone.test/partners", "citydir.test", "weekly"},
+			{"http://moved.test/p/0", "citydir.test", "weekly"},
+			{"http://far.test/p/0", "citydir.test", "weekly"},
+			{"http://slow.test/partners", "citydir.test", "weekly"},
+			{"http://huge.test/partners", "citydir.test", "weekly"},
+			{"http://cookie.test/partners", "citydir.test", "weekly"},
+			{"http://spam.test/partners", "citydir.test", "weekly"},
+			{"http://shield.test/partners", "citydir.test", "weekly"},
+			{"http://norobots.test/partners", "otherdir.test", "daily"},
+			{"http://robots500.test/partners", "citydir.test", "weekly"},
+			{"http://plumber.test/partners", "citydir.test", "monthly"},
+		}
+		file := writeListings(t, rows, "http://bad.test/x,https://citydir.test/l,citydir.test,fortnightly\n")
+		state := filepath.Join(t.TempDir(), "s.db")
+		key := signingtest.DirectoriesKey()
+		out := bottest.Run(t, directories.Run, w, "-json", "-key", bottest.KeyFile(t, key), "-state", state,
+			"-listings", file, "-blocklist", blocklist(t))
+		if out.Code != 3 { // the malformed row
+			t.Errorf("exit %d, want 3\n%s", out.Code, out.Stderr)
+		}
+		if !strings.Contains(out.Stderr, "line 16: schedule \"fortnightly\"") {
+			t.Errorf("malformed row not named by line:\n%s", out.Stderr)
+		}
+		want := map[string]string{
+			"http://ok.test/partners":        "verified",     // D6
+			"http://ok.test/private":         "verified",     // D7: empty Disallow in its own group
+			"http://missing.test/partners":   "link_missing", // D6
+			"http://gone.test/partners":      "error",        // status 404
+			"http://moved.test/p/0":          "verified",     // D4: 3 redirects followed
+			"http://far.test/p/0":            "error",        // D4: not 4
+			"http://slow.test/partners":      "error",        // D11: 15 s
+			"http://huge.test/partners":      "error",        // D11: 5 MB
+			"http://cookie.test/partners":    "verified",     // D5
+			"http://spam.test/partners":      "blocked_domain",
+			"http://shield.test/partners":    "blocked",
+			"http://norobots.test/partners":  "verified",    // D8: robots.txt 404, no restrictions
+			"http://robots500.test/partners": "unreachable", // D8: robots.txt error, page not fetched
+			"http://plumber.test/partners":   "unverified",  // D13
+		}
+		for u, o := range want {
+			if r, _ := out.Result(u); r.Outcome != o {
+				t.Errorf("%s: %+v, want %s", u, r, o)
+			}
+		}
+		if r, _ := out.Result("http://ok.test/partners"); r.Matched != "https://WWW.citydir.test:443/listing/ok" || r.Status != 200 {
+			t.Errorf("D6: matched link %+v", r)
+		}
+		if r, _ := out.Result("http://far.test/p/0"); !strings.Contains(r.Reason, "redirect") {
+			t.Errorf("D4: %+v", r)
+		}
+		if r, _ := out.Result("http://slow.test/partners"); !strings.Contains(r.Reason, "timed out") && !strings.Contains(r.Reason, "timeout") {
+			t.Errorf("D11: %+v", r)
+		}
+		w.Check(t,
+			fetchtest.Signed(bottest.Verifier(t, key)),                                 // D2
+			fetchtest.HeaderIs("Signature-Agent", `"https://directories.prosvita.io"`), // D2: quoted
+			fetchtest.NoCookies(), fetchtest.OnlyGetHead(), fetchtest.NoOverlap(), // D5, D10
+			fetchtest.NotFetched("plumber.test", "/partners"), fetchtest.NotFetched("robots500.test", "/partners"),
+			fetchtest.NotFetched("far.test", "/p/4"),
+		)
+		kid, _ := signing.Thumbprint(key.Public().(ed25519.PublicKey))
+		for _, r := range w.Requests() {
+			// D1: the directory of the listing checked, robots.txt fetches included.
+			wantUA := strings.Replace(profiles.DirectoriesUA, "{directory}", "citydir.test", 1)
+			if r.Host == "norobots.test" {
+				wantUA = strings.Replace(profiles.DirectoriesUA, "{directory}", "otherdir.test", 1)
+			}
+			if got := r.Header.Get("User-Agent"); got != wantUA {
+				t.Errorf("D1: %s sent %q", r.URL(), got)
+			}
+			if !strings.Contains(r.Header.Get("Signature-Input"), `keyid="`+kid+`"`) {
+				t.Errorf("D2: keyid is not the thumbprint on %s", r.URL())
+			}
+			// D3: exactly the URL entered (and its redirects): no links, no sitemap.
+			if r.Path == "/more" || r.Path == "/" || r.Path == "/about" || strings.Contains(r.Path, "sitemap") {
+				t.Errorf("D3: fetched %s", r.URL())
+			}
+		}
+		if n := w.Count("spam.test", ""); n != 0 {
+			t.Errorf("D14: blocked domain got %d requests", n)
+		}
+		for _, r := range w.RequestsTo("huge.test", "/partners") {
+			if r.BytesWritten > 6_000_000 {
+				t.Errorf("D11: read %d bytes of a huge page", r.BytesWritten)
+			}
+		}
+
+		// D6: the outcome, the URL fetched, the code and the link are kept;
+		// blocks are reported, not stored.
+		recs := records(t, state)
+		if r := recs["http://moved.test/p/0"]; r.Outcome != "verified" || r.FetchedAs != "http://moved.test/p/3" || r.Status != 200 || r.Matched != backlink+"moved" {
+			t.Errorf("D6: record %+v", r)
+		}
+		if r := recs["http://gone.test/partners"]; r.Outcome != "error" || r.Status != 404 {
+			t.Errorf("error record %+v", r)
+		}
+		if r := recs["http://plumber.test/partners"]; r.Outcome != "unverified" {
+			t.Errorf("D13: record %+v", r)
+		}
+		for _, u := range []string{"http://shield.test/partners", "http://spam.test/partners", "http://robots500.test/partners"} {
+			if r, ok := recs[u]; ok {
+				t.Errorf("block stored as an outcome: %+v", r)
+			}
+		}
+	})
+}
+
+// D9 D12: only due listings run; -recheck runs one now; robots.txt is cached
+// 24 hours in the state file.
+func TestDirectories_D9_D12_Schedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := web()
+		file := writeListings(t, []row{
+			{"http://ok.test/partners", "citydir.test", "daily"},
+			{"http://missing.test/partners", "citydir.test", "weekly"},
+			{"http://gone.test/partners", "citydir.test", "monthly"},
+		}, "")
+		state := filepath.Join(t.TempDir(), "s.db")
+		args := []string{"-json", "-key", bottest.KeyFile(t, signingtest.DirectoriesKey()), "-state", state, "-listings", file}
+		run := func(extra ...string) *bottest.Output {
+			w.Reset()
+			return bottest.Run(t, directories.Run, w, append(append([]string(nil), args...), extra...)...)
+		}
+		if out := run(); len(out.Results) != 3 {
+			t.Fatalf("first run checked %d", len(out.Results))
+		}
+		time.Sleep(2 * time.Hour)
+		if out := run(); len(out.Results) != 0 || len(w.Requests()) != 0 {
+			t.Errorf("D12: nothing is due after 2 h, checked %d", len(out.Results))
+		}
+		out := run("-recheck", "http://gone.test/partners")
+		if len(out.Results) != 1 || out.Results[0].URL != "http://gone.test/partners" {
+			t.Errorf("D12: recheck ran %+v", out.Results)
+		}
+		if w.Count("gone.test", "/robots.txt") != 0 {
+			t.Error("D9: robots.txt refetched within 24 h")
+		}
+		time.Sleep(23 * time.Hour)
+		out = run()
+		if len(out.Results) != 1 || out.Results[0].URL != "http://ok.test/partners" {
+			t.Errorf("D12: after a day only the daily listing is due: %+v", out.Results)
+		}
+		if w.Count("ok.test", "/robots.txt") != 1 {
+			t.Error("D9: robots.txt not refetched after 24 h")
+		}
+		time.Sleep(6 * 24 * time.Hour)
+		if out := run(); len(out.Results) != 2 {
+			t.Errorf("D12: after a week the daily and weekly listings are due: %+v", out.Results)
+		}
+		if out := run("-recheck", "http://nowhere.test/"); out.Code != 2 {
+			t.Errorf("recheck of an unknown listing: exit %d", out.Code)
+		}
+	})
+}
+
+// D10: many listings on one host: one request at a time, however many.
+func TestDirectories_D10_OneAtATimePerHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := web()
+		var rows []row
+		for i := range 5 {
+			rows = append(rows, row{fmt.Sprintf("http://many.test/l%d", i), fmt.Sprintf("dir%d.test", i), "daily"})
+		}
+		bottest.Run(t, directories.Run, w, "-key", bottest.KeyFile(t, signingtest.DirectoriesKey()),
+			"-state", filepath.Join(t.TempDir(), "s.db"), "-listings", writeListings(t, rows, ""))
+		if n := w.Count("many.test", ""); n != 6 {
+			t.Errorf("%d requests", n)
+		}
+		w.Check(t, fetchtest.NoOverlap())
+	})
+}
+
+// D2: the key directory is a JWKS with its media type, signed with every key
+// it lists; without a key the bot refuses to run.
+func TestDirectories_D2_KeyDirectory(t *testing.T) {
+	key := signingtest.DirectoriesKey()
+	srv := httptest.NewServer(directories.KeyDirectory(key))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + signing.DirectoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	kid, _ := signing.Thumbprint(key.Public().(ed25519.PublicKey))
+	if ct := resp.Header.Get("Content-Type"); ct != signing.DirectoryMediaType {
+		t.Errorf("D2: media type %q", ct)
+	}
+	if si := resp.Header.Get("Signature-Input"); !strings.Contains(si, kid) {
+		t.Errorf("D2: directory response not signed with its key: %q", si)
+	}
+	out := bottest.RunWith(t, directories.Run, nil, "-state", filepath.Join(t.TempDir(), "s.db"), "-listings", "x.csv")
+	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") {
+		t.Errorf("no key: exit %d\n%s", out.Code, out.Stderr)
+	}
+}
