@@ -29,8 +29,8 @@ func TestKind_String(t *testing.T) {
 }
 
 // TestDefaultRules_Valid: every default rule validates, names a vendor or is
-// an explicit platform rule, and every marker is at least 12 bytes so that
-// the scan samples every 9th position.
+// an explicit platform rule, and every marker is at least 14 bytes so that
+// the scan samples every 11th position.
 func TestDefaultRules_Valid(t *testing.T) {
 	rules := DefaultRules()
 	if err := rules.Validate(); err != nil {
@@ -47,14 +47,14 @@ func TestDefaultRules_Valid(t *testing.T) {
 		}
 		for _, g := range append(r.Body, r.Not) {
 			for _, m := range g {
-				if len(m) < 12 {
-					t.Errorf("%s: marker %q shorter than 12 bytes", r.Name, m)
+				if len(m) < 14 {
+					t.Errorf("%s: marker %q shorter than 14 bytes", r.Name, m)
 				}
 			}
 		}
 	}
-	if s := std.m.stride; s < 9 {
-		t.Errorf("stride %d, want >= 9", s)
+	if s := std.m.stride; s < 11 {
+		t.Errorf("stride %d, want >= 11", s)
 	}
 	// DefaultRules returns a copy: changing it does not change Detect.
 	rules[0].Header[0].Value = "x"

@@ -28,8 +28,8 @@ var (
 	// into served pages, which lives under /challenge-platform/scripts/ or
 	// /challenge-platform/h/b/scripts/).
 	cfChallenge = []string{
-		"._cf_chl_opt", "._cf_chl_ctx", "__cf_chl_f_tk=", "__cf_chl_jschl_tk__=", "__cf_chl_rt_tk=",
-		"__cf_chl_captcha_tk__=", "__cf_chl_tk=",
+		"window._cf_chl_opt", "window._cf_chl_ctx", "__cf_chl_f_tk=", "__cf_chl_jschl_tk__=", "__cf_chl_rt_tk=",
+		"__cf_chl_captcha_tk__=",
 		"/orchestrate/chl_page/", "/orchestrate/jsch/", "/orchestrate/managed/", "/orchestrate/captcha/",
 		"/cdn-cgi/images/trace/jsch", "/cdn-cgi/images/trace/captcha", "/cdn-cgi/images/trace/managed",
 		"name=\"jschl_vc\"", "name=\"jschl_answer\"", "cf-browser-verification",
@@ -66,16 +66,16 @@ var (
 	captchaWords = []string{
 		"verify you are human", "verify that you are human", "verify you're human", "confirm you are human",
 		"prove you are human", "are you a robot", "you are not a robot", "you're not a robot", "i'm not a robot", "am not a robot",
-		"one more step", "complete the security check", "security check", "unusual traffic",
+		"complete the security check", "security check", "unusual traffic",
 		"human verification", "checking your browser", "bot protection", "automated requests",
-		"pas un robot", "vérification de sécurité", "êtes un humain", "kein roboter", "sicherheitsüberprüfung",
+		"êtes pas un robot", "vérification de sécurité", "êtes un humain", "sie kein roboter", "sicherheitsüberprüfung",
 		"sicherheitsprüfung", "no eres un robot", "no soy un robot", "verificación de seguridad", "não sou um robô",
 		"verificação de segurança", "non sei un robot", "verifica di sicurezza", "не робот", "проверка безопасности",
 	}
 	wordfencePage = []string{"your access to this site has been limited", "about wordfence", "blocking rules",
 		"potentially unsafe operation", "temporarily locked out"}
 	// DataDome's bootstrap object on its challenge pages.
-	ddBootstrap = []string{"var dd={'cid'", "var dd={'rt'", "var dd={\"cid\"", "var dd={\"rt\""}
+	ddBootstrap = []string{"var dd={'cid':", "var dd={'rt':'", "var dd={\"cid\":", "var dd={\"rt\":\""}
 	// DDoS-Guard's own page elements.
 	ddgPage       = []string{"<title>ddos-guard</title>", "id=\"ddg-l10n-title\"", "data-ddg-origin", "src=\"/.well-known/ddos-guard/"}
 	googleUnusual = []string{
@@ -84,8 +84,8 @@ var (
 		"nos systèmes ont détecté un trafic exceptionnel", "i nostri sistemi hanno rilevato traffico insolito",
 	}
 	formPage = []string{
-		"type=\"password\"", "type='password'", "type=password", "id=\"comment-form\"", "class=\"comment-form",
-		"name=\"comment\"", "<article class", "<article id=", "<textarea name", "<textarea id=", "<textarea class", "<textarea rows", "<textarea cols", "type=\"email\"",
+		"type=\"password\"", "type='password'", "id=\"comment-form\"", "class=\"comment-form",
+		"name=\"comment\"", "<article class", "<textarea name", "<textarea id=\"", "<textarea class", "<textarea rows", "<textarea cols", "<input type=\"email\"", "autocomplete=\"email\"",
 	}
 )
 
@@ -149,11 +149,11 @@ func defaultRules() Rules {
 
 		// ---- Akamai.
 		{Name: "akamai/access-denied", Vendor: "akamai", Kind: Block, MaxBody: 8192,
-			Body: [][]string{{"access denied"}, {"reference #18.", "reference&#32;&#35;18&#46;", "errors.edgesuite.net/18."}}},
+			Body: [][]string{{"you don't have permission to access"}, {"reference #18.", "reference&#32;&#35;18&#46;", "errors.edgesuite.net/18."}}},
 		{Name: "akamai/behavioral", Vendor: "akamai", Kind: JSChallenge,
 			Body: [][]string{{"sec-if-cpt-container"}, {"behavioral-content", "scf-akamai-protected-by", "powered and protected by"}}},
 		{Name: "akamai/api-challenge", Vendor: "akamai", Kind: JSChallenge, Status: []int{403, 428, 429},
-			Body: [][]string{{"\"cpr_chlge\":"}}, MaxBody: 4096},
+			Body: [][]string{{"\"cpr_chlge\":\"true\""}}, MaxBody: 4096},
 
 		// ---- Imperva / Incapsula / Distil.
 		{Name: "imperva/incident", Vendor: "imperva", Kind: Block,
@@ -161,7 +161,7 @@ func defaultRules() Rules {
 		{Name: "imperva/incident-text", Vendor: "imperva", Kind: Block, MaxBody: smallPage,
 			Body: [][]string{{"request unsuccessful. incapsula incident id"}}},
 		{Name: "imperva/iframe", Vendor: "imperva", Kind: Block,
-			Body: [][]string{{"_incapsula_resource?cwudnsai=", "_incapsula_resource?swudnsai="}, {"incident_id=", "content=\"noindex"}}},
+			Body: [][]string{{"_incapsula_resource?cwudnsai=", "_incapsula_resource?swudnsai="}, {"request unsuccessful", "content=\"noindex"}}},
 		{Name: "imperva/js-stub", Vendor: "imperva", Kind: JSChallenge, MaxBody: 2048,
 			Body: [][]string{{"_incapsula_resource?swjiylwa="}, {"content=\"noindex"}}},
 		{Name: "imperva/pardon-our-interruption", Vendor: "imperva", Kind: Captcha,
@@ -206,7 +206,7 @@ func defaultRules() Rules {
 		{Name: "aws-waf/captcha-page", Vendor: "aws-waf", Kind: Captcha,
 			Body: [][]string{{".captcha.awswaf.com/"}, {"window.gokuprops", "awswafintegration", "awswafcookiedomainlist"}}},
 		{Name: "aws-waf/challenge-page", Vendor: "aws-waf", Kind: JSChallenge,
-			Body: [][]string{{".token.awswaf.com/"}, {"window.gokuprops", "challenge.js"}}, MaxBody: 16384},
+			Body: [][]string{{".token.awswaf.com/"}, {"window.gokuprops", "awswafcookiedomainlist"}}, MaxBody: 16384},
 		{Name: "aws-waf/cloudfront-blocked", Vendor: "aws-waf", Kind: Block, Status: st403,
 			Body: [][]string{{"request blocked."}, {"generated by cloudfront (cloudfront)", "the request could not be satisfied"}}},
 
@@ -216,18 +216,18 @@ func defaultRules() Rules {
 		{Name: "datadome/json-captcha", Vendor: "datadome", Kind: Captcha, MaxBody: 4096,
 			Body: [][]string{{"\"url\":\"https://geo.captcha-delivery.com/captcha/"}}},
 		{Name: "datadome/banned", Vendor: "datadome", Kind: Block,
-			Body: [][]string{{"captcha-delivery.com"}, ddBootstrap, {",'t':'bv','r'", ",\"t\":\"bv\",\"r\""}}},
+			Body: [][]string{{"captcha-delivery.com"}, ddBootstrap, {",'t':'bv','r':", ",\"t\":\"bv\",\"r\":"}}},
 		{Name: "datadome/interstitial", Vendor: "datadome", Kind: JSChallenge,
 			Body: [][]string{{"captcha-delivery.com"}, {"var dd={'rt':'i'", "var dd={\"rt\":\"i\"", "src=\"https://geo.captcha-delivery.com/interstitial/"}}},
 		{Name: "datadome/captcha", Vendor: "datadome", Kind: Captcha,
-			Body: [][]string{{"captcha-delivery.com"}, append([]string{"<p id=\"cmsg\">", "title=\"datadome captcha\"", "src=\"https://ct.captcha-delivery.com/c.js"}, ddBootstrap...)}},
+			Body: [][]string{{"captcha-delivery.com"}, append([]string{"title=\"datadome captcha\"", "src=\"https://ct.captcha-delivery.com/c.js"}, ddBootstrap...)}},
 		{Name: "datadome/header", Vendor: "datadome", Kind: Captcha, Status: st403,
 			Header: []HeaderMatch{{"X-Dd-B", ""}, {"X-Datadome", ""}}},
 
 		// ---- PerimeterX / HUMAN (_pxAppId and init.js are on served pages).
 		{Name: "perimeterx/captcha", Vendor: "perimeterx", Kind: Captcha,
-			Body: [][]string{{"<div id=\"px-captcha\"", "pxcaptchasrc", "content=\"px-captcha\"", "captcha.px-cdn.net/", "/captcha/captcha.js?a=c"},
-				{"window._pxappid", "access to this page has been denied", "perimeterx.com/", "press & hold", "press &amp; hold"}}},
+			Body: [][]string{{"<div id=\"px-captcha\"", "content=\"px-captcha\"", "captcha.px-cdn.net/", "/captcha/captcha.js?a=c"},
+				{"window._pxappid", "access to this page has been denied", "perimeterx.com/", "press & hold to confirm", "press &amp; hold"}}},
 
 		// ---- Kasada (p.js, /fp, /tl and KPSDK.configure are on served pages).
 		{Name: "kasada/ips", Vendor: "kasada", Kind: JSChallenge,
@@ -240,8 +240,6 @@ func defaultRules() Rules {
 		// ---- F5 BIG-IP ASM / Shape.
 		{Name: "f5/asm-rejected", Vendor: "f5", Kind: Block, MaxBody: smallPage,
 			Body: [][]string{{"the requested url was rejected"}, {"your support id is"}}},
-		{Name: "f5/client-challenge", Vendor: "f5", Kind: JSChallenge, MaxBody: 32768,
-			Body: [][]string{{"window[\"bobcmn\"]"}, {"/tspd/?type="}}},
 
 		// ---- Vercel (documented headers; the title as a fallback).
 		{Name: "vercel/mitigated", Vendor: "vercel", Kind: JSChallenge,
@@ -277,7 +275,7 @@ func defaultRules() Rules {
 
 		// ---- Google "sorry" and Amazon robot check.
 		{Name: "google/unusual-traffic", Vendor: "google", Kind: Captcha,
-			Body: [][]string{googleUnusual, {"<form id=\"captcha-form\"", "id=\"infodiv0\"", "class=\"g-recaptcha", "solvesimplechallenge"}}},
+			Body: [][]string{googleUnusual, {"<form id=\"captcha-form\"", "class=\"g-recaptcha", "solvesimplechallenge"}}},
 		{Name: "google/unusual-traffic-status", Vendor: "google", Kind: Captcha, Status: []int{429, 503},
 			Body: [][]string{googleUnusual}},
 		{Name: "google/sorry", Vendor: "google", Kind: Captcha,
@@ -288,7 +286,7 @@ func defaultRules() Rules {
 
 		// ---- Radware.
 		{Name: "radware/shieldsquare", Vendor: "radware", Kind: Captcha,
-			Body: [][]string{{"<title>shieldsquare captcha", "captcha.perfdrive.com/", "validate.perfdrive.com/"}, {"ssjsinternal", "var __uzdbm_1", "shieldsquare", "perfdrive.com/captcha"}}},
+			Body: [][]string{{"<title>shieldsquare captcha", "captcha.perfdrive.com/", "validate.perfdrive.com/"}, {"window.ssjsinternal", "var __uzdbm_1 ", "shieldsquare_styles", "perfdrive.com/captcha"}}},
 		{Name: "radware/appwall", Vendor: "radware", Kind: Block,
 			Body: [][]string{{"unauthorized request blocked"}, {"detected unauthorized activity", "cloudwebsec.radware.com"}}},
 
@@ -298,7 +296,7 @@ func defaultRules() Rules {
 		{Name: "indusface/blocked", Vendor: "indusface", Kind: Block, Status: stWAF, MaxBody: smallPage,
 			Body: [][]string{{"this website is secured against online attacks. your request was blocked"}}},
 		{Name: "reblaze/terminated", Vendor: "reblaze", Kind: Block, Status: stWAF, MaxBody: smallPage,
-			Body: [][]string{{"current session has been terminated"}, {"access denied"}}},
+			Body: [][]string{{"current session has been terminated"}, {"access denied (403)", "<title>access denied"}}},
 		{Name: "siteground/robot", Vendor: "siteground", Kind: Captcha, MaxBody: smallPage,
 			Body: [][]string{{"our system thinks you might be a robot"}}},
 		{Name: "shield/blocked", Vendor: "shield", Kind: Block, MaxBody: smallPage,

@@ -9,7 +9,8 @@ import (
 // examined bytes, without allocating and in time linear in their length.
 //
 // Each marker (lower-cased) of length L ≥ gramLen has L-gramLen+1 four-byte
-// grams. With s = minLen-gramLen+1 (minLen: the shortest marker), any
+// grams. With s = minLen-gramLen+1 (minLen: the shortest marker; s is
+// capped at maxStride), any
 // occurrence of any marker covers s consecutive gram positions, and one of
 // them is a multiple of s. So the scan looks only at text positions 0, s, 2s,
 // …: it loads the four bytes there, folds them (OR 0x20, a superset of ASCII
