@@ -115,6 +115,11 @@ type Bot struct {
 	// Validators keeps ETag / Last-Modified per URL for conditional
 	// refetches by [Fetcher.Get] (B8). Nil means in memory.
 	Validators ValidatorStore
+	// MaxPagesPerSite, if positive, is the most pages [Fetcher.Get] fetches
+	// from one site (scheme, host, port) in the Fetcher's life (H7, B10: a
+	// readiness crawl capped at a few hundred pages); later calls for the
+	// site end as GaveUp without a request. robots.txt does not count.
+	MaxPagesPerSite int
 	// Once makes [Fetcher.Get] fetch each normalised URL at most once (S8);
 	// later calls end as Duplicate.
 	Once bool

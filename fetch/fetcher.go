@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sync"
 
 	"github.com/goodbot-go/goodbot/challenge"
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Page is the result of [Fetcher.Get].
@@ -35,6 +37,33 @@ type Fetcher struct {
 	once       bool
 	rateLimit  []int
 	log        *slog.Logger
+
+	maxPages int
+	mu       sync.Mutex     // guards pages
+	pages    map[string]int // pages asked for, by site
+}
+
+// ErrSiteBudget is the cause of a GaveUp outcome when a site's page budget
+// (Bot.MaxPagesPerSite) is spent.
+var ErrSiteBudget = errors.New("fetch: page budget for the site spent")
+
+// takePage counts one page for u's site and reports whether the budget
+// allowed it.
+func (f *Fetcher) takePage(u *url.URL) bool {
+	if f.maxPages <= 0 {
+		return true
+	}
+	key := politeness.HostKey(u)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pages[key] >= f.maxPages {
+		return false
+	}
+	if f.pages == nil {
+		f.pages = map[string]int{}
+	}
+	f.pages[key]++
+	return true
 }
 
 // NewFetcher returns a Fetcher for bot (see [New] for the client under it).
@@ -51,6 +80,7 @@ func NewFetcher(bot Bot) (*Fetcher, error) {
 		once:       bot.Once,
 		rateLimit:  bot.Politeness.RateLimitStatuses,
 		log:        c.log,
+		maxPages:   bot.MaxPagesPerSite,
 	}
 	if f.validators == nil {
 		f.validators = &MemoryValidators{}
@@ -105,6 +135,9 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
 		if !added {
 			return page.fail(&Error{Outcome: Duplicate, URL: rawURL, Err: ErrDuplicate})
 		}
+	}
+	if !f.takePage(u) {
+		return page.fail(&Error{Outcome: GaveUp, URL: rawURL, Err: ErrSiteBudget})
 	}
 	v, _, err := f.validators.Load(ctx, key)
 	if err != nil {

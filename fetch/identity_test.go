@@ -270,3 +270,29 @@ func TestWrap_DoesNotMutate(t *testing.T) {
 	}
 	w.Check(t, fetchtest.UserAgent(testUA), w.ObeysRobots(testAgent))
 }
+
+// H7, B10: a bounded number of pages per site.
+func TestIdentity_H7_PageBudgetPerSite(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").Fallback(fetchtest.HTML("p"))
+	site(w, "b.test", "").Fallback(fetchtest.HTML("p"))
+	bot.MaxPagesPerSite = 3
+	f := mustFetcher(t, bot)
+	for i, u := range pages("a.test", 5) {
+		want := fetch.OK
+		if i >= 3 {
+			want = fetch.GaveUp
+		}
+		if _, err := f.Get(context.Background(), u); fetch.OutcomeOf(err) != want {
+			t.Errorf("%s: %v, want %v", u, err, want)
+		}
+	}
+	get(t, f, "http://b.test/", fetch.OK)
+	if n := w.Count("a.test", ""); n != 4 {
+		t.Errorf("a.test got %d requests, want robots.txt and 3 pages", n)
+	}
+	_, err := f.Get(context.Background(), "http://a.test/again")
+	if !errors.Is(err, fetch.ErrSiteBudget) || !errors.Is(err, fetch.ErrGaveUp) {
+		t.Errorf("err %v", err)
+	}
+}

@@ -129,3 +129,30 @@ func TestRobots_C1_RedirectIntoDisallowedNotFetched(t *testing.T) {
 		t.Error("b.test robots.txt not read before the redirect hop")
 	}
 }
+
+// H5: while robots.txt answers a server error the whole site stops (robots.txt
+// itself is asked again at most once a minute); once it is readable, the
+// site opens again.
+func TestRobots_H5_SiteStopsUntilReadable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Sequence(
+			fetchtest.Status(http.StatusInternalServerError),
+			fetchtest.Status(http.StatusBadGateway),
+			fetchtest.Robots("User-agent: *\nAllow: /\n"))).
+			Fallback(fetchtest.HTML("p"))
+		f := mustFetcher(t, memBot(w))
+		for _, p := range []string{"/a", "/b", "/c"} {
+			get(t, f, "http://a.test"+p, fetch.Unreachable)
+		}
+		time.Sleep(61 * time.Second)
+		get(t, f, "http://a.test/a", fetch.Unreachable) // 502 now
+		time.Sleep(61 * time.Second)
+		get(t, f, "http://a.test/a", fetch.OK)
+		if n := w.Count("a.test", "/robots.txt"); n != 3 {
+			t.Errorf("robots.txt asked %d times, want 3", n)
+		}
+		w.Check(t, fetchtest.NotFetched("a.test", "/b", "/c"), fetchtest.NoOverlap())
+	})
+}
