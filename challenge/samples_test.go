@@ -103,9 +103,9 @@ var unclassifiable = map[string]string{
 	"ddos-guard/kemono_403_headers_only": "headers only: server ddos-guard, __ddg cookies and 403 are on served responses too; the body (js-challenge path) was not quoted",
 }
 
-// TestSamples_C6_H8_RealPages classifies every real sample against its
+// TestSamples_C6_B7_H8_RealPages classifies every real sample against its
 // sidecar: blocked, vendor and kind.
-func TestSamples_C6_H8_RealPages(t *testing.T) {
+func TestSamples_C6_B7_H8_RealPages(t *testing.T) {
 	samples := loadSamples(t)
 	var complete, partial, partialOK, skipped, blocked, negative int
 	for _, s := range samples {
