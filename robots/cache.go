@@ -52,6 +52,9 @@ const (
 // is always replaced by the outcome of the new fetch, so a server error after
 // a good copy closes the site too.
 //
+// The Cache keeps, in memory, one small entry (the compiled file) per origin
+// it has been asked about, for the life of the Cache.
+//
 // The zero value is ready to use: it fetches through http.DefaultTransport,
 // keeps copies in memory only, and uses the Default* values above. A Cache
 // must not be copied after first use. It is safe for concurrent use.
@@ -67,7 +70,8 @@ type Cache struct {
 	// one. nil means memory only. The Cache consults it when an origin is not
 	// in memory and saves every fetch outcome to it.
 	Store Store
-	// MaxBytes caps the body read. Zero means DefaultMaxBytes.
+	// MaxBytes caps the body read. Zero means DefaultMaxBytes. A body cut
+	// at the cap loses its partial last line too, as in [Parse].
 	MaxBytes int64
 	// Timeout bounds one fetch, redirects and body included. Zero means
 	// DefaultTimeout. A fetch that times out closes the site.
@@ -254,7 +258,10 @@ func (c *Cache) fetch(ctx context.Context, robotsURL string) (Entry, error) {
 		}
 		var body []byte
 		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-			body, err = io.ReadAll(io.LimitReader(resp.Body, c.maxBytes()))
+			// Read one byte more than the limit to know whether the body was
+			// cut, and if so drop the partial last line.
+			body, err = io.ReadAll(io.LimitReader(resp.Body, c.maxBytes()+1))
+			body, _ = cutAtLine(body, int(c.maxBytes()))
 		}
 		resp.Body.Close()
 		if err != nil {

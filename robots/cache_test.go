@@ -374,6 +374,13 @@ func TestCache_MaxBytes(t *testing.T) {
 		if err := c.Check(ctx, bothy, mustURL(t, "https://example.com/b")); err != nil {
 			t.Errorf("/b, past MaxBytes: %v", err)
 		}
+		// A rule cut in two by MaxBytes is dropped, not shortened.
+		cut := "User-agent: *\nDisallow: /\nAllow: /public/page\n"
+		web.set(serve(200, cut))
+		c2 := &Cache{Transport: web, MaxBytes: int64(len(cut) - 5)}
+		if err := c2.Check(ctx, bothy, mustURL(t, "https://example.com/public/other")); err == nil {
+			t.Error("a cut Allow rule allowed more than it says")
+		}
 	})
 }
 
@@ -411,6 +418,11 @@ func TestCache_H5_StoreKeepsSiteClosed(t *testing.T) {
 		err := (&Cache{Transport: web, Store: store}).Check(context.Background(), bothy, u)
 		if !errors.Is(err, ErrUnreachable) || web.count() != 1 {
 			t.Fatalf("err=%v fetches=%d", err, web.count())
+		}
+		time.Sleep(DefaultRetryInterval)
+		web.set(serve(404, ""))
+		if err := (&Cache{Transport: web, Store: store}).Check(context.Background(), bothy, u); err != nil || web.count() != 2 {
+			t.Fatalf("after RetryInterval: err=%v fetches=%d", err, web.count())
 		}
 	})
 }

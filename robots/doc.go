@@ -55,6 +55,8 @@
 //   - "/robots.txt" is always allowed;
 //   - "%2A" and "%24" in a rule match a literal "*" and "$";
 //   - raw UTF-8 in the query is percent-encoded before matching;
+//   - in the query, "%3A", "%2F", "%3F" and "%40" equal ":", "/", "?" and
+//     "@" (RFC 9309 §2.2.2's "/foo/bar?baz=https://foo.bar" example);
 //   - an "Allow: /dir/index.html" rule does not also allow "/dir/" (a Google
 //     extension);
 //   - a Crawl-delay line ends the list of user-agents that a group starts

@@ -101,15 +101,7 @@ type pending struct {
 // skipped, as RFC 9309 §2.2 asks. Only the first [MaxParseBytes] are read.
 func Parse(body []byte) *Robots {
 	r := &Robots{}
-	if len(body) > MaxParseBytes {
-		body = body[:MaxParseBytes]
-		// Drop the partial last line, so that a cut rule cannot turn into a
-		// shorter and broader one.
-		if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
-			body = body[:i+1]
-		}
-		r.truncated = true
-	}
+	body, r.truncated = cutAtLine(body, MaxParseBytes)
 	p := &parser{r: r, cur: -1}
 	// Size the arenas once: at most one rule per line.
 	lines := bytes.Count(body, []byte{'\n'}) + 1
@@ -121,6 +113,20 @@ func Parse(body []byte) *Robots {
 	grobotstxt.Parse(string(body), p)
 	p.finish()
 	return r
+}
+
+// cutAtLine returns body cut to at most limit bytes. When it cuts, it also
+// drops the partial last line, so that a cut rule cannot turn into a shorter
+// and broader one ("Allow: /public/page" into "Allow: /pub").
+func cutAtLine(body []byte, limit int) ([]byte, bool) {
+	if len(body) <= limit {
+		return body, false
+	}
+	body = body[:limit]
+	if i := bytes.LastIndexAny(body, "\r\n"); i >= 0 {
+		body = body[:i+1]
+	}
+	return body, true
 }
 
 // Sitemaps returns the Sitemap URLs the file lists, in file order, as written.
