@@ -1023,7 +1023,14 @@ func (r *Reader) emit(e Entry) {
 // line breaks inside the URL.
 func cleanLoc(b []byte) []byte {
 	b = bytes.TrimSpace(b)
-	if bytes.IndexAny(b, "\t\r\n") < 0 {
+	clean := true
+	for _, c := range b {
+		if c == '\t' || c == '\r' || c == '\n' {
+			clean = false
+			break
+		}
+	}
+	if clean {
 		return b
 	}
 	out := b[:0:0]

@@ -75,6 +75,8 @@ func TestReader_FormatsAndDeviations(t *testing.T) {
 			FormatAtom, []want{{"https://a.test/p1?a=1&b=2", "2024-01-02T03:04:05Z"}}},
 		{"atom published only", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://a.test/p1"/><published>2020-01-01T00:00:00Z</published></entry></feed>`,
 			FormatAtom, []want{{"https://a.test/p1", "2020-01-01T00:00:00Z"}}},
+		{"atom 0.3", `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><link rel="alternate" type="text/html" href="https://a.test/p1"/><modified>2004-05-06T07:08:09Z</modified><issued>2004-01-01T00:00:00Z</issued></entry></feed>`,
+			FormatAtom, []want{{"https://a.test/p1", "2004-05-06T07:08:09Z"}}},
 		{"rss1 rdf", `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><link>https://a.test/</link></channel><item rdf:about="x"><link>https://a.test/p1</link><dc:date>2024-03-04</dc:date></item></rdf:RDF>`,
 			FormatRDF, []want{{"https://a.test/p1", "2024-03-04T00:00:00Z"}}},
 		{"no namespace", `<urlset><url><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},

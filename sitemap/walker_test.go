@@ -31,7 +31,8 @@ type testSite struct {
 	mu          sync.Mutex
 	files       map[string]string // path -> body
 	gzipped     map[string]bool
-	ignoreCond  bool // answer 200 even when the validators match
+	encoded     map[string]bool // also sent with Content-Encoding: gzip
+	ignoreCond  bool            // answer 200 even when the validators match
 	requests    int
 	conditional int
 	hits        map[string]int
@@ -39,7 +40,7 @@ type testSite struct {
 }
 
 func newTestSite(t *testing.T, files map[string]string) *testSite {
-	s := &testSite{files: files, gzipped: map[string]bool{}, hits: map[string]int{}}
+	s := &testSite{files: files, gzipped: map[string]bool{}, encoded: map[string]bool{}, hits: map[string]int{}}
 	s.srv = httptest.NewServer(s)
 	t.Cleanup(s.srv.Close)
 	return s
@@ -67,9 +68,11 @@ func (s *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	data := []byte(body)
 	if s.gzipped[r.URL.Path] {
-		var buf strings.Builder
-		buf.Write(gzBytes(data))
-		data = []byte(buf.String())
+		data = gzBytes(data)
+	}
+	if s.encoded[r.URL.Path] {
+		w.Header().Set("Content-Encoding", "gzip")
+		data = gzBytes(data)
 	}
 	w.Write(data)
 }
@@ -125,17 +128,20 @@ func walkAll(t *testing.T, w *Walker, urls ...string) ([]string, error) {
 
 func TestWalk_B7_IndexRecursion(t *testing.T) {
 	s := newTestSite(t, map[string]string{
-		"/sitemap_index.xml": indexOf("/posts.xml.gz", "/sub/index.xml"),
+		"/sitemap_index.xml": indexOf("/posts.xml.gz", "/sub/index.xml", "/feed.xml.gz"),
 		"/posts.xml.gz":      urlsetOf("/p1 2024-01-01", "/p2"),
+		"/feed.xml.gz":       `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="{{base}}/f1"/></entry></feed>`,
 		"/sub/index.xml":     indexOf("/sub/pages.xml"),
 		"/sub/pages.xml":     urlsetOf("/sub/a", "/sub/b"),
 	})
 	s.gzipped["/posts.xml.gz"] = true
+	s.gzipped["/feed.xml.gz"] = true
+	s.encoded["/feed.xml.gz"] = true // two gzip layers
 	got, err := walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/sitemap_index.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{s.srv.URL + "/p1", s.srv.URL + "/p2", s.srv.URL + "/sub/a", s.srv.URL + "/sub/b"}
+	want := []string{s.srv.URL + "/p1", s.srv.URL + "/p2", s.srv.URL + "/sub/a", s.srv.URL + "/sub/b", s.srv.URL + "/f1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
