@@ -145,7 +145,7 @@ func defaultRules() Rules {
 			Body: [][]string{{"<title>just a moment...</title>", "<title>just a moment...", "checking your browser before accessing", "checking if the site connection is secure"},
 				{"/cdn-cgi/styles/", "/cdn-cgi/images/trace/", "cloudflare ray id", "class=\"ray-id\"", "class=\"ray_id\"", "security by cloudflare", "protection by cloudflare"}}},
 		{Name: "cloudflare/bot-fight-mode", Vendor: "cloudflare", Kind: JSChallenge,
-			Body: [][]string{{"/cdn-cgi/bm/cv/"}, {"__cf$cv$params"}}, MaxBody: 2048},
+			Body: [][]string{{"/cdn-cgi/bm/cv/"}, {"__cf$cv$params"}}, MaxBody: 1024}, // the script and nothing else
 
 		// ---- Akamai.
 		{Name: "akamai/access-denied", Vendor: "akamai", Kind: Block, MaxBody: 8192,
@@ -163,7 +163,9 @@ func defaultRules() Rules {
 		{Name: "imperva/iframe", Vendor: "imperva", Kind: Block,
 			Body: [][]string{{"_incapsula_resource?cwudnsai=", "_incapsula_resource?swudnsai="}, {"request unsuccessful", "content=\"noindex"}}},
 		{Name: "imperva/js-stub", Vendor: "imperva", Kind: JSChallenge, MaxBody: 2048,
-			Body: [][]string{{"_incapsula_resource?swjiylwa="}, {"content=\"noindex"}}},
+			Body: [][]string{{"_incapsula_resource?swjiylwa="}, {"content=\"noindex"}},
+			// The single-hash include on served pages is analytics.
+			Not: []string{"swjiylwa=719d34d31c8e3a6e6fffd425f7e032f3&"}},
 		{Name: "imperva/pardon-our-interruption", Vendor: "imperva", Kind: Captcha,
 			Body: [][]string{{"pardon our interruption"}, {"made us think you were a bot", "distilcaptchaform", "distilcallbackguard", "anomaly.detected.png"}}},
 

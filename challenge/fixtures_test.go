@@ -187,8 +187,10 @@ var trapBases = []base{
 	{file: "vendor_sensors.html", statuses: []int{200, 404}, header: []string{"X-Datadome", "protected", "X-Iinfo", "10-1-0 0NNN", "X-Cdn", "Imperva",
 		"Server", "AkamaiGHost", "Set-Cookie", "datadome=abc; Path=/", "Set-Cookie", "_abck=abc~0~; Path=/", "Set-Cookie", "__ddg1_=abc; Path=/",
 		"Set-Cookie", "visid_incap_123=abc; path=/", "Set-Cookie", "aws-waf-token=abc; Path=/", "X-Amz-Cf-Id", "abc==", "X-Vercel-Id", "fra1::abc", "Server", "Vercel"}},
-	{file: "imperva_redirect.html", statuses: []int{200}, header: []string{"X-Iinfo", "10-1-0 0NNN", "X-Cdn", "Imperva"}},
+	{file: "imperva_redirect.html", statuses: []int{200}, header: []string{"X-Iinfo", "10-1-0 0NNN", "X-Cdn", "Imperva"},
+		translations: [][]string{{"<head>", `<head><META NAME="robots" CONTENT="noindex,nofollow">`}}},
 	{file: "anubis_article.html", statuses: []int{200}},
+	{file: "short_note.html", statuses: []int{200, 503}, header: cloudflareServed},
 	{file: "api_captcha_field.json", statuses: []int{200, 403}, header: []string{"Content-Type", "application/json"}},
 }
 
