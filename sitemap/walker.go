@@ -53,7 +53,8 @@ type Walker struct {
 	// robots.txt: the location rule is not applied to them or their
 	// children. Check sets it by itself.
 	CrossHost bool
-	// Logger receives skipped sitemaps and per-file errors; nil is silent.
+	// Logger receives skipped sitemaps, per-file errors and the number of
+	// entries dropped by the location rule or invalid; nil is silent.
 	Logger *slog.Logger
 
 	mem MemoryStore
@@ -358,6 +359,10 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	}
 	rep.Dropped += rd.Dropped()
 	rep.Invalid += rd.Invalid()
+	if rd.Dropped()+rd.Invalid() > 0 {
+		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: entries skipped", slog.String("url", u),
+			slog.Int("outside_location", rd.Dropped()), slog.Int("invalid", rd.Invalid()))
+	}
 	if keep {
 		st.Children = children
 	}
