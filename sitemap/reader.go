@@ -28,6 +28,7 @@ type Options struct {
 	// is set and CrossHost is false, the sitemaps.org location rule
 	// applies: entries whose URL does not start with the same scheme, host,
 	// port and directory are dropped and counted (see [Reader.Dropped]).
+	// A Location that is not an absolute http(s) URL turns the rule off.
 	Location string
 	// CrossHost turns the location rule off, for sitemaps declared in a
 	// robots.txt (the declaration proves ownership, so the sitemap may
