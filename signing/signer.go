@@ -40,7 +40,10 @@ var ErrNoKey = errors.New("signing: no signing key")
 // Each signature covers @authority (lowercased, default port removed) and the
 // Signature-Agent field, and carries created (the time of signing), expires,
 // keyid (the key's RFC 7638 thumbprint), tag="web-bot-auth" and, when Nonce
-// is set, a random 64-byte nonce.
+// is set, a random 64-byte nonce (base64, as npm web-bot-auth sends it). alg
+// is not sent: RFC 9421 makes it optional and the key fixes it. A request
+// signed twice within one second without a nonce gets the same signature
+// (Ed25519 is deterministic); set Nonce when verifiers track replays.
 //
 // The zero value has no key and Sign fails with [ErrNoKey]. A Signer is safe
 // for concurrent use; do not change its fields while it is in use.
