@@ -1,6 +1,7 @@
 package fetch_test
 
 import (
+	"crypto"
 	"crypto/ed25519"
 	"net/http"
 	"regexp"
@@ -96,4 +97,33 @@ func TestSigning_60sCrawlDelayThenValidSignature(t *testing.T) {
 			}
 		}
 	})
+}
+
+// B2: a site owner verifies the bot's requests against the JWKS it
+// publishes at https://bothy.tools/.well-known/http-message-signatures-directory
+// (fetched by the verifier, through the test web's TLS server).
+func TestSigning_B2_VerifiedAgainstPublishedDirectory(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "")
+	w.Host("bothy.tools").Handle(signing.DirectoryPath, &signing.Directory{Keys: []crypto.Signer{signingtest.BothyKey()}})
+	vtr := w.Transport()
+	defer vtr.CloseIdleConnections()
+	w.VerifyWith(fetchtest.Verify(&signing.Verifier{Client: &http.Client{Transport: vtr}, Agents: []string{"https://bothy.tools"}}))
+	bot.UserAgent = bothyUA
+	bot.Signer = bothySigner(0)
+	get(t, mustFetcher(t, bot), "http://a.test/", fetch.OK)
+	if v := fetchtest.Violations(w.RequestsTo("a.test"), fetchtest.SignedOnArrival()); len(v) > 0 {
+		t.Errorf("%q", v)
+	}
+	if w.Count("bothy.tools", signing.DirectoryPath) == 0 {
+		t.Error("the verifier never fetched the key directory")
+	}
+
+	// An impostor with another key fails.
+	w.Reset()
+	bot.Signer = &signing.Signer{Key: signingtest.OtherKey(), Agent: "https://bothy.tools", Form: signing.BareURL}
+	get(t, mustFetcher(t, bot), "http://a.test/", fetch.OK)
+	if v := fetchtest.Violations(w.RequestsTo("a.test"), fetchtest.SignedOnArrival()); len(v) != 2 {
+		t.Errorf("impostor: %d violations, want 2 (robots.txt and page)", len(v))
+	}
 }

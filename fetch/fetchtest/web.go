@@ -27,6 +27,7 @@ package fetchtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -44,6 +45,7 @@ type Web struct {
 	hosts   map[string]*Host
 	reqs    []*Request
 	srv     *httptest.Server
+	tlsSrv  *httptest.Server
 	cancels map[int]context.CancelFunc // in-flight in-memory requests, by Seq
 	closed  bool
 	verify  func(*http.Request) error
@@ -328,14 +330,16 @@ func (w *recWriter) resetConn() {
 	_ = conn.Close()
 }
 
-// Start starts the loopback server (once) and returns its address
-// ("127.0.0.1:port"). Use [Web.Transport] or [Web.DialContext] to reach the
-// virtual hosts through it.
+// Start starts the loopback servers (once) and returns the plain HTTP
+// server's address ("127.0.0.1:port"). A second server speaks TLS for
+// "https" URLs (port 443). Use [Web.Transport] or [Web.DialContext] to reach
+// the virtual hosts through them.
 func (w *Web) Start() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.srv == nil {
 		w.srv = httptest.NewServer(w)
+		w.tlsSrv = httptest.NewTLSServer(w)
 	}
 	return w.srv.Listener.Addr().String()
 }
@@ -354,7 +358,7 @@ func (w *Web) Addr() string {
 // in-flight in-memory request. The records stay readable.
 func (w *Web) Close() {
 	w.mu.Lock()
-	srv := w.srv
+	srv, tlsSrv := w.srv, w.tlsSrv
 	w.closed = true
 	cancels := make([]context.CancelFunc, 0, len(w.cancels))
 	for _, c := range w.cancels {
@@ -364,35 +368,46 @@ func (w *Web) Close() {
 	for _, c := range cancels {
 		c()
 	}
-	if srv != nil {
-		srv.CloseClientConnections()
-		srv.Close()
+	for _, s := range []*httptest.Server{srv, tlsSrv} {
+		if s != nil {
+			s.CloseClientConnections()
+			s.Close()
+		}
 	}
 }
 
 // ErrNotStarted is returned by [Web.DialContext] before [Web.Start].
 var ErrNotStarted = errors.New("fetchtest: loopback server not started")
 
-// DialContext connects to the loopback server whatever the address asked for
-// (e.g. "a.test:80"), so a client with this dialer sends the request, with
-// its real Host header, to the Web. It has the signature of
-// [net.Dialer.DialContext] and [http.Transport.DialContext].
-func (w *Web) DialContext(ctx context.Context, network, _ string) (net.Conn, error) {
-	addr := w.Addr()
-	if addr == "" {
+// DialContext connects to the loopback servers whatever the host asked for
+// (e.g. "a.test:80"): port 443 to the TLS server, any other port to the
+// plain one. A client with this dialer sends the request, with its real Host
+// header, to the Web. It has the signature of [net.Dialer.DialContext] and
+// [http.Transport.DialContext].
+func (w *Web) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	w.mu.Lock()
+	srv := w.srv
+	if _, port, _ := net.SplitHostPort(addr); port == "443" {
+		srv = w.tlsSrv
+	}
+	w.mu.Unlock()
+	if srv == nil {
 		return nil, ErrNotStarted
 	}
 	var d net.Dialer
-	return d.DialContext(ctx, network, addr)
+	return d.DialContext(ctx, network, srv.Listener.Addr().String())
 }
 
 // Transport returns a new [http.Transport] that reaches the Web's virtual
-// hosts through the loopback server (plain HTTP; "https" URLs are not
-// served). The Web is started if it was not.
+// hosts through the loopback servers, "http" and "https" alike (the TLS
+// server's certificate is not checked against the host name: it is a test
+// web). The Web is started if it was not.
 func (w *Web) Transport() *http.Transport {
 	w.Start()
 	return &http.Transport{
 		DialContext:         w.DialContext,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback test servers only
+		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
