@@ -33,6 +33,8 @@ var (
 	ErrClosed = errors.New("redisgate: gate closed")
 )
 
+var errNoClient = errors.New("no redis client")
+
 // Error is the error of one gate operation on one host. errors.Is matches
 // both Kind (one of the Err* sentinels) and the underlying cause (for example
 // a *net.OpError or syscall.ECONNREFUSED).

@@ -58,7 +58,8 @@ type Options struct {
 }
 
 // Gate is a [politeness.Gate] whose leases and States live in Redis, so many
-// processes pace hosts together. Create it with [New]; it is safe for
+// processes pace hosts together. Create it with [New] (a zero Gate has no
+// Redis: its Acquire fails closed with [ErrUnavailable]). It is safe for
 // concurrent use. Call Close when done to stop its subscription.
 type Gate struct {
 	rdb    Client
@@ -127,6 +128,9 @@ func (g *Gate) channel() string             { return g.prefix + "wake" }
 func (g *Gate) Acquire(ctx context.Context, host string, ready func(politeness.State) (time.Duration, error)) (politeness.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if g.rdb == nil {
+		return nil, &Error{Op: "acquire", Host: host, Kind: ErrUnavailable, Err: errNoClient}
 	}
 	if g.isClosed() {
 		return nil, &Error{Op: "acquire", Host: host, Kind: ErrClosed}

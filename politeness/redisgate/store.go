@@ -16,7 +16,8 @@ import (
 // fetch per TTL for the fleet, give or take processes that miss at the same
 // moment). Each origin is one key holding the Entry as JSON.
 //
-// Client must be set; the other fields have working zero values. It is safe
+// Client must be set (without it every call fails with [ErrUnavailable]);
+// the other fields have working zero values. It is safe
 // for concurrent use.
 type RobotsStore struct {
 	Client redis.Cmdable
@@ -40,6 +41,9 @@ func (s *RobotsStore) key(origin string) string {
 
 // Load implements [robots.Store].
 func (s *RobotsStore) Load(ctx context.Context, origin string) (robots.Entry, bool, error) {
+	if s.Client == nil {
+		return robots.Entry{}, false, &Error{Op: "robots-load", Host: origin, Kind: ErrUnavailable, Err: errNoClient}
+	}
 	b, err := s.Client.Get(ctx, s.key(origin)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return robots.Entry{}, false, nil
@@ -56,6 +60,9 @@ func (s *RobotsStore) Load(ctx context.Context, origin string) (robots.Entry, bo
 
 // Save implements [robots.Store].
 func (s *RobotsStore) Save(ctx context.Context, origin string, e robots.Entry) error {
+	if s.Client == nil {
+		return &Error{Op: "robots-save", Host: origin, Kind: ErrUnavailable, Err: errNoClient}
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return &Error{Op: "robots-save", Host: origin, Kind: ErrBadState, Err: err}
@@ -77,7 +84,8 @@ func (s *RobotsStore) Save(ctx context.Context, origin string, e robots.Entry) e
 // one Redis set. It has the method set of fetch.FetchedSet: Add reports true
 // to exactly one caller in the whole fleet for each URL.
 //
-// Client must be set; Key has a working zero value. It is safe for concurrent
+// Client must be set (without it every call fails with [ErrUnavailable]);
+// Key has a working zero value. It is safe for concurrent
 // use.
 type FetchedSet struct {
 	Client redis.Cmdable
@@ -94,6 +102,9 @@ func (s *FetchedSet) key() string {
 
 // Add puts url in the set and reports whether it was new.
 func (s *FetchedSet) Add(ctx context.Context, url string) (bool, error) {
+	if s.Client == nil {
+		return false, &Error{Op: "fetched-add", Host: url, Kind: ErrUnavailable, Err: errNoClient}
+	}
 	n, err := s.Client.SAdd(ctx, s.key(), url).Result()
 	if err != nil {
 		return false, opError("fetched-add", url, err)
@@ -103,6 +114,9 @@ func (s *FetchedSet) Add(ctx context.Context, url string) (bool, error) {
 
 // Has reports whether url is in the set.
 func (s *FetchedSet) Has(ctx context.Context, url string) (bool, error) {
+	if s.Client == nil {
+		return false, &Error{Op: "fetched-has", Host: url, Kind: ErrUnavailable, Err: errNoClient}
+	}
 	ok, err := s.Client.SIsMember(ctx, s.key(), url).Result()
 	if err != nil {
 		return false, opError("fetched-has", url, err)
