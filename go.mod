@@ -1,6 +1,6 @@
 module github.com/goodbot-go/goodbot
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/jimsmart/grobotstxt v1.0.3
