@@ -232,7 +232,11 @@ func isTchar(c byte) bool {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
 	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	switch c {
+	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
+		return true
+	}
+	return false
 }
 
 // parser receives grobotstxt's callbacks and builds the groups.
@@ -309,7 +313,8 @@ func (p *parser) addRule(value string, allow bool) {
 
 func (p *parser) HandleSitemap(_ int, value string) {
 	if value != "" {
-		p.r.sitemaps = append(p.r.sitemaps, value)
+		// Clone: value points into the whole body, which must not stay alive.
+		p.r.sitemaps = append(p.r.sitemaps, strings.Clone(value))
 	}
 }
 
@@ -383,6 +388,11 @@ func (p *parser) finish() {
 			g.root = r.m.compile(scratch)
 		}
 	}
+	// The arenas were sized for the worst case; a cached Robots should not
+	// keep that slack alive.
+	r.m.rules = fit(r.m.rules)
+	r.m.nodes = fit(r.m.nodes)
+	r.m.edges = fit(r.m.edges)
 	r.star = p.star
 	if len(p.names) > 0 {
 		r.names = make(map[string][]int32, len(p.names))
@@ -390,6 +400,14 @@ func (p *parser) finish() {
 			r.names[n.name] = n.groups
 		}
 	}
+}
+
+// fit returns s without much unused capacity.
+func fit[T any](s []T) []T {
+	if cap(s)-len(s) > 64 && cap(s)-len(s) > len(s)/4 {
+		return slices.Clone(s)
+	}
+	return s
 }
 
 // unmangle undoes grobotstxt's escape normalisation, which upper-cases an

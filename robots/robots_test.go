@@ -2,6 +2,7 @@ package robots
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -466,5 +467,27 @@ func TestAllowed_ZeroAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { r.CrawlDelay(a) }); n != 0 {
 		t.Errorf("CrawlDelay: %v allocs", n)
+	}
+}
+
+// Hostile wildcards: 500 KiB of distinct wildcard rules that never match cost
+// one linear scan of the target per rule, no more.
+func TestAllowed_HostileWildcards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := 0; b.Len() < 500<<10; i++ {
+		fmt.Fprintf(&b, "Disallow: /*a*%d*b$\n", i)
+	}
+	start := time.Now()
+	r := Parse([]byte(b.String()))
+	target := "/" + strings.Repeat("a", 2000)
+	if !r.Allowed(Agent{Token: "x"}, target) {
+		t.Error("disallowed")
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %v", el)
 	}
 }
