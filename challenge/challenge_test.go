@@ -56,8 +56,19 @@ func TestDefaultRules_Valid(t *testing.T) {
 	if s := std.m.stride; s < 11 {
 		t.Errorf("stride %d, want >= 11", s)
 	}
-	// DefaultRules returns a copy: changing it does not change Detect.
+	// DefaultRules returns a deep copy: changing it changes neither Detect
+	// nor the next copy.
 	rules[0].Header[0].Value = "x"
+	for i := range rules {
+		for _, g := range rules[i].Body {
+			for j := range g {
+				g[j] = "changed"
+			}
+		}
+	}
+	if again := DefaultRules(); again[0].Header[0].Value != "challenge" || again[0].Body[0][0] == "changed" {
+		t.Error("DefaultRules shares memory between copies")
+	}
 	if v := Detect(403, hdr("Cf-Mitigated", "challenge"), nil); v.Rule != "cloudflare/cf-mitigated" {
 		t.Errorf("default table changed through DefaultRules: %+v", v)
 	}

@@ -1,5 +1,7 @@
 package challenge
 
+import "slices"
+
 // DefaultRules returns a fresh copy of the default rule table, which
 // [Detect] uses. Extend it with your own vendor:
 //
@@ -8,7 +10,27 @@ package challenge
 // The markers and their reliability are documented, with sources, in the
 // project's challenge-samples/MARKERS.md. Order matters: the first rule that
 // matches decides, so kind-specific rules come before generic ones.
-func DefaultRules() Rules { return defaultRules() }
+func DefaultRules() Rules {
+	rules := defaultRules()
+	for i := range rules {
+		rules[i] = rules[i].clone()
+	}
+	return rules
+}
+
+// clone copies every slice of r, so that a table handed out can be changed
+// without touching the marker groups the default rules share.
+func (r Rule) clone() Rule {
+	r.Status = slices.Clone(r.Status)
+	r.Header = slices.Clone(r.Header)
+	r.Not = slices.Clone(r.Not)
+	body := make([][]string, len(r.Body))
+	for i, g := range r.Body {
+		body[i] = slices.Clone(g)
+	}
+	r.Body = body
+	return r
+}
 
 // smallPage bounds rules whose evidence is the wording of a short block
 // page, so that an article or forum thread quoting it is not flagged.
