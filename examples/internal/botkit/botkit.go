@@ -4,6 +4,7 @@
 package botkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"time"
 )
@@ -57,7 +59,7 @@ func (e Env) ScaleDur(d time.Duration) time.Duration {
 
 // Main runs a bot's run function with a context canceled on interrupt and
 // exits with its status.
-func Main(run func(ctx context.Context, args []string, env Env) int) {
+func Main(run RunFunc) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], OS())
 	stop()
@@ -181,4 +183,38 @@ func (o *Output) Snapshot() []Result {
 // Fail prints a one-line error for the operator on stderr.
 func Fail(w io.Writer, name string, format string, args ...any) {
 	fmt.Fprintf(w, "%s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// RunFunc is a bot's run function: it parses args, does the work and
+// returns the exit status.
+type RunFunc func(ctx context.Context, args []string, env Env) int
+
+// ParseResults reads the JSON result lines a bot printed with -json.
+func ParseResults(stdout string) []Result {
+	var out []Result
+	for _, line := range strings.Split(stdout, "\n") {
+		var r Result
+		if json.Unmarshal([]byte(line), &r) == nil && r.URL != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writes.
+type SyncBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

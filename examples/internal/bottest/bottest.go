@@ -4,15 +4,11 @@
 package bottest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -22,7 +18,7 @@ import (
 )
 
 // RunFunc is a bot's run function.
-type RunFunc func(ctx context.Context, args []string, env botkit.Env) int
+type RunFunc = botkit.RunFunc
 
 // Output is what one run printed and returned.
 type Output struct {
@@ -60,7 +56,7 @@ func RunWith(t testing.TB, run RunFunc, tr http.RoundTripper, args ...string) *O
 // tests over real sockets, where time is not fake).
 func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, args ...string) *Output {
 	t.Helper()
-	var stdout, stderr syncBuffer
+	var stdout, stderr botkit.SyncBuffer
 	out := &Output{}
 	var mu sync.Mutex
 	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
@@ -70,13 +66,7 @@ func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, a
 	}}
 	out.Code = run(context.Background(), args, env)
 	out.Stdout, out.Stderr = stdout.String(), stderr.String()
-	sc := bufio.NewScanner(strings.NewReader(out.Stdout))
-	for sc.Scan() {
-		var r botkit.Result
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.URL != "" {
-			out.Results = append(out.Results, r)
-		}
-	}
+	out.Results = botkit.ParseResults(out.Stdout)
 	if testing.Verbose() {
 		t.Logf("exit %d\nstderr:\n%s", out.Code, out.Stderr)
 	}
@@ -110,21 +100,4 @@ func Verifier(t testing.TB, key ed25519.PrivateKey) func(*http.Request) error {
 		_, err := v.Verify(r)
 		return err
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -23,6 +23,7 @@ const (
 	Slow      = "slow.test"           // answers slowly, one page hangs
 	Down      = "robots-down.test"    // robots.txt answers 503
 	Dead      = "dead.test"           // resets every connection
+	Busy      = "busy.test"           // asks for a day's pause (Retry-After: 86400)
 	Directory = "citydir.test"        // the directory whose listings are checked
 )
 
@@ -55,7 +56,10 @@ func New() *Web {
 	w.shop()
 	w.slow()
 	w.down()
+	w.Host(Dead).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	w.Host(Dead).Fallback(fetchtest.Reset())
+	w.Host(Busy).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
+	w.Host(Busy).Fallback(fetchtest.RetryAfter(http.StatusServiceUnavailable, "86400"))
 	w.news()
 	w.directories()
 	return w
@@ -79,7 +83,7 @@ func (w *Web) parish() {
 	h := w.Host(Parish)
 	h.Handle("/robots.txt", fetchtest.Robots(`# St Mary's parish
 User-agent: BothyBot
-Crawl-delay: 1
+Crawl-delay: 0.3
 
 User-agent: CleatBot
 Disallow: /staff/
@@ -135,8 +139,8 @@ func (w *Web) school() {
 	h.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	h.Handle("/", fetchtest.HTML(page("School", "/term-dates", "/timetable", "/uniform", "/prospectus.pdf")))
 	h.Handle("/term-dates", fetchtest.HTML(page("Term dates", "/")))
-	// The first request for the timetable is turned away for 2 s.
-	h.Handle("/timetable", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "2"), fetchtest.HTML(page("Timetable"))))
+	// The first request for the timetable is turned away for 1 s.
+	h.Handle("/timetable", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "1"), fetchtest.HTML(page("Timetable"))))
 	h.Handle("/uniform", fetchtest.HTML(page("Uniform")))
 	h.Handle("/prospectus.pdf", fetchtest.Text("application/pdf", "%PDF-1.4 not really a pdf"))
 }
@@ -168,7 +172,7 @@ func (w *Web) news() {
 		h := w.Host(host)
 		robots := "User-agent: *\nDisallow: /private/\n"
 		if i == 0 {
-			robots = "User-agent: SofyaBot\nDisallow: /private/\nCrawl-delay: 1\n\nUser-agent: *\nDisallow: /\n"
+			robots = "User-agent: SofyaBot\nDisallow: /private/\nCrawl-delay: 0.4\n\nUser-agent: *\nDisallow: /\n"
 		}
 		h.Handle("/robots.txt", fetchtest.Robots(robots))
 		var paths []string

@@ -130,7 +130,10 @@ func Directories(key ed25519.PrivateKey, blocked []string, scale float64) fetch.
 		},
 		// D10: one connection per host: fetch's default base transport keeps
 		// at most one per host, and the politeness gate one request per host.
-		Politeness:     politeness.Policy{BreakerCoolOff: Scale(10*time.Minute, scale)},
+		Politeness: politeness.Policy{
+			MinDelay:       Scale(time.Second, scale), // polite default between checks on one host
+			BreakerCoolOff: Scale(10*time.Minute, scale),
+		},
 		Deny:           []string{}, // D3: the exact URL entered, whatever its words
 		BlockedDomains: blocked,    // D14
 		// D5: no cookie jar (fetch's default).

@@ -1,0 +1,250 @@
+// Package demo is the command a newcomer runs first (examples/demo): it
+// starts the built-in web of local sites ([demoweb]) on loopback, runs each
+// example bot against it in-process with durations scaled down, prints what
+// each bot did and why, promise by promise, and writes an HTML page with a
+// per-host timeline of requests and pauses, plus the readiness report.
+package demo
+
+import (
+	"context"
+	"crypto/ed25519"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/demoweb"
+	"github.com/goodbot-go/goodbot/examples/internal/timeline"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
+)
+
+// Run is the demo's main. It returns the exit status: 0 when every promise
+// shown was kept.
+func Run(ctx context.Context, args []string, env botkit.Env) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	out := fs.String("out", "", "write timeline.html, the readiness report and the bots' files into `dir` (default: a new temporary directory)")
+	scale := fs.Float64("scale", 0.05, "multiply the bots' own durations (delays, backoff, timeouts) by `f`; 1 is real time")
+	verbose := fs.Bool("v", false, "show the bots' logs")
+	if _, ok := botkit.Parse(fs, args, "demo [flags]\n\nRuns every example bot against a small local web and explains what each did."); !ok {
+		return botkit.ExitUsage
+	}
+	if *scale <= 0 {
+		*scale = 1
+	}
+	dir := *out
+	if dir == "" {
+		d, err := os.MkdirTemp("", "goodbot-demo-")
+		if err != nil {
+			botkit.Fail(env.Stderr, "demo", "%v", err)
+			return botkit.ExitFailure
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		botkit.Fail(env.Stderr, "demo", "%v", err)
+		return botkit.ExitFailure
+	}
+	d := &demo{dir: dir, scale: *scale, w: env.Stdout, verbose: *verbose, logs: env.Stderr}
+	d.web = demoweb.New()
+	d.web.Start()
+	defer d.web.Close()
+	if err := d.keys(); err != nil {
+		botkit.Fail(env.Stderr, "demo", "%v", err)
+		return botkit.ExitFailure
+	}
+
+	start := time.Now()
+	fmt.Fprintf(d.w, "goodbot demo: a local web of %d sites on %s, bot durations scaled by %g\n", len(d.web.Hosts()), d.web.Addr(), d.scale)
+	fmt.Fprintf(d.w, "(site-sent values such as Crawl-delay and Retry-After are obeyed as sent)\n")
+	for _, s := range d.steps() {
+		if ctx.Err() != nil {
+			break
+		}
+		d.run(ctx, s)
+	}
+	tl := filepath.Join(dir, "timeline.html")
+	if err := d.writeTimeline(tl); err != nil {
+		botkit.Fail(env.Stderr, "demo", "timeline: %v", err)
+	}
+	fmt.Fprintf(d.w, "\n%d promises shown, %d kept, %d broken, in %s.\n", d.kept+d.broken, d.kept, d.broken, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(d.w, "Timeline:          %s\n", tl)
+	fmt.Fprintf(d.w, "Readiness report:  %s\n", filepath.Join(dir, "readiness.html"))
+	fmt.Fprintf(d.w, "Everything else:   %s\n", dir)
+	if d.broken > 0 {
+		return botkit.ExitPartial
+	}
+	return botkit.ExitOK
+}
+
+type demo struct {
+	dir     string
+	scale   float64
+	w       io.Writer
+	logs    io.Writer
+	verbose bool
+	web     *demoweb.Web
+
+	bothyKey, dirKey string // key files
+	bothyPub, dirPub ed25519.PublicKey
+
+	runs         []timeline.Run
+	kept, broken int
+}
+
+func (d *demo) keys() error {
+	for _, k := range []struct {
+		name string
+		file *string
+		pub  *ed25519.PublicKey
+	}{{"bothy.pem", &d.bothyKey, &d.bothyPub}, {"directories.pem", &d.dirKey, &d.dirPub}} {
+		key, err := signing.GenerateKey()
+		if err != nil {
+			return err
+		}
+		pemBytes, err := signing.MarshalPrivateKeyPEM(key)
+		if err != nil {
+			return err
+		}
+		*k.file = filepath.Join(d.dir, k.name)
+		if err := os.WriteFile(*k.file, pemBytes, 0o600); err != nil {
+			return err
+		}
+		*k.pub = key.Public().(ed25519.PublicKey)
+	}
+	return nil
+}
+
+// A step is one run of one bot, with the promises it shows.
+type step struct {
+	bot    string
+	title  string
+	run    botkit.RunFunc
+	args   []string
+	before func()
+	claims []claim
+}
+
+// A claim is one promise shown by a run: its ID, what it says, and a check
+// over what happened that returns the evidence (or what broke it).
+type claim struct {
+	id    string
+	check func(r *record) (ok bool, evidence string)
+}
+
+// record is what happened during one step.
+type record struct {
+	code    int
+	reqs    []fetchtest.Request
+	results []botkit.Result
+	events  []botkit.Event
+	stderr  string
+	took    time.Duration
+}
+
+func (r *record) result(url string) botkit.Result {
+	for _, x := range r.results {
+		if x.URL == url {
+			return x
+		}
+	}
+	return botkit.Result{}
+}
+
+func (r *record) to(host string, paths ...string) []fetchtest.Request {
+	var out []fetchtest.Request
+	for _, q := range r.reqs {
+		if q.Host == host && (len(paths) == 0 || contains(paths, q.Path)) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *demo) run(ctx context.Context, s step) {
+	if s.before != nil {
+		s.before()
+	}
+	d.web.Reset()
+	var stdout, stderr botkit.SyncBuffer
+	rec := &record{}
+	var mu sync.Mutex
+	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: d.web.Transport(), Scale: d.scale,
+		Observe: func(e botkit.Event) {
+			mu.Lock()
+			rec.events = append(rec.events, e)
+			mu.Unlock()
+		}}
+	if d.verbose {
+		env.Stderr = io.MultiWriter(&stderr, d.logs)
+	}
+	fmt.Fprintf(d.w, "\n== %s: %s\n", s.bot, s.title)
+	fmt.Fprintf(d.w, "   $ go run ./examples/%s %s\n", strings.ToLower(s.bot), strings.Join(shortArgs(s.args, d.dir), " "))
+	start := time.Now()
+	rec.code = s.run(ctx, s.args, env)
+	rec.took = time.Since(start)
+	rec.reqs = d.web.Requests()
+	rec.stderr = stderr.String()
+	rec.results = botkit.ParseResults(stdout.String())
+	fmt.Fprintf(d.w, "   %d requests in %s, exit %d\n", len(rec.reqs), rec.took.Round(10*time.Millisecond), rec.code)
+	for _, c := range s.claims {
+		ok, ev := c.check(rec)
+		mark := "kept  "
+		if ok {
+			d.kept++
+		} else {
+			mark = "BROKEN"
+			d.broken++
+		}
+		fmt.Fprintf(d.w, "   %-4s %s %s\n", c.id, mark, ev)
+	}
+	d.runs = append(d.runs, toTimeline(s.bot+": "+s.title, rec))
+}
+
+func shortArgs(args []string, dir string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, dir+string(filepath.Separator), "")
+	}
+	return out
+}
+
+func toTimeline(title string, rec *record) timeline.Run {
+	run := timeline.Run{Title: title}
+	for _, q := range rec.reqs {
+		run.Spans = append(run.Spans, timeline.Span{Host: q.Host, Path: q.URL()[len(q.Host):], Start: q.Start, End: q.End, Status: q.Status})
+	}
+	for _, e := range rec.events {
+		if e.Dur <= 0 || e.Kind == "refused" {
+			continue
+		}
+		run.Pauses = append(run.Pauses, timeline.Pause{Host: timeline.HostOf(e.Host), Start: e.Time, Dur: e.Dur, Reason: e.Kind + ": " + e.Reason})
+	}
+	return run
+}
+
+func (d *demo) writeTimeline(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := timeline.WriteHTML(f, "goodbot demo: requests per host", d.runs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,303 @@
+package demo
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goodbot-go/goodbot/examples/internal/bothy"
+	"github.com/goodbot-go/goodbot/examples/internal/demoweb"
+	"github.com/goodbot-go/goodbot/examples/internal/directories"
+	"github.com/goodbot-go/goodbot/examples/internal/hooty"
+	"github.com/goodbot-go/goodbot/examples/internal/profiles"
+	"github.com/goodbot-go/goodbot/examples/internal/readiness"
+	"github.com/goodbot-go/goodbot/examples/internal/sofya"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
+)
+
+// checked turns fetchtest checks into a claim check: kept when no check
+// finds a violation; the evidence is evidence(r) or the first violation.
+func checked(evidence func(r *record) string, checks ...fetchtest.Check) func(r *record) (bool, string) {
+	return func(r *record) (bool, string) {
+		if v := fetchtest.Violations(r.reqs, checks...); len(v) > 0 {
+			return false, fmt.Sprintf("%s (and %d more)", v[0], len(v)-1)
+		}
+		return true, evidence(r)
+	}
+}
+
+func text(s string) func(*record) string { return func(*record) string { return s } }
+
+func minGap(r *record, host string) time.Duration {
+	reqs := r.to(host)
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].Start.Before(reqs[j].Start) })
+	gap := time.Duration(-1)
+	for i := 1; i < len(reqs); i++ {
+		if g := reqs[i].Start.Sub(reqs[i-1].End); gap < 0 || g < gap {
+			gap = g
+		}
+	}
+	return gap
+}
+
+func verifier(pub ed25519.PublicKey) func(*http.Request) error {
+	ks, _ := signing.NewKeySet(pub)
+	v := &signing.Verifier{Keys: ks}
+	return func(r *http.Request) error {
+		_, err := v.Verify(r)
+		return err
+	}
+}
+
+func paths(reqs []fetchtest.Request) string {
+	var p []string
+	for _, q := range reqs {
+		p = append(p, q.Path)
+	}
+	return strings.Join(p, " ")
+}
+
+func (d *demo) steps() []step {
+	parish := "http://" + demoweb.Parish + "/"
+	bothyArgs := []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "bothy.db"), "-out", filepath.Join(d.dir, "bothy-pages")}
+	hootyPages := filepath.Join(d.dir, "hooty-pages")
+	listingsFile := filepath.Join(d.dir, "listings.csv")
+	blockFile := filepath.Join(d.dir, "blocked.txt")
+	dirArgs := []string{"-json", "-key", d.dirKey, "-state", filepath.Join(d.dir, "directories.db"), "-listings", listingsFile, "-blocklist", blockFile}
+	var news []string
+	for _, h := range demoweb.NewsHosts {
+		news = append(news, "http://"+h+"/")
+	}
+	scaled := func(dur time.Duration) time.Duration { return profiles.Scale(dur, d.scale) }
+
+	return []step{
+		{bot: "BothyBot", title: "full crawl of a parish site for its owner", run: bothy.Run, args: append(bothyArgs, parish),
+			claims: []claim{
+				{"C1", func(r *record) (bool, string) {
+					ok := len(r.reqs) > 0 && r.reqs[0].Path == "/robots.txt"
+					return ok, "robots.txt was the first request to the host"
+				}},
+				{"B1", checked(text(`every request said User-Agent: `+profiles.BothyUA), fetchtest.UserAgent(profiles.BothyUA))},
+				{"B2", checked(text("every request, robots.txt included, carried a valid Ed25519 signature; Signature-Agent: https://bothy.tools"),
+					fetchtest.Signed(verifier(d.bothyPub)), fetchtest.HeaderIs("Signature-Agent", profiles.BothyAgent))},
+				{"B3", checked(func(r *record) string {
+					return fmt.Sprintf("/staff/rota (CleatBot: Disallow /staff/) and /archive/2019 (UnvarnishedCrawler: Disallow /archive/) were never requested [%s]; "+
+						"the `*` group's Disallow: / did not apply, BothyBot has groups of its own", r.result("http://"+demoweb.Parish+"/staff/rota").Reason)
+				}, fetchtest.NotFetched(demoweb.Parish, "/staff/rota", "/archive/2019"))},
+				{"B4", checked(func(r *record) string {
+					return fmt.Sprintf("Crawl-delay: 0.3 honoured: smallest gap between requests %s", minGap(r, demoweb.Parish).Round(time.Millisecond))
+				}, fetchtest.MinGap(300*time.Millisecond))},
+				{"B5", checked(text("one request at a time: no two requests to the host overlapped (see the timeline)"), fetchtest.NoOverlap())},
+				{"B7", func(r *record) (bool, string) {
+					return true, "followed the sitemap and same-site links only: " + paths(r.reqs)
+				}},
+				{"B12", func(r *record) (bool, string) {
+					for _, q := range r.reqs {
+						if !strings.Contains(q.Header.Get("User-Agent"), "BothyBot") || !strings.Contains(q.Header.Get("Signature-Agent"), "bothy.tools") {
+							return false, q.URL() + " would slip past the owner's WAF rule"
+						}
+					}
+					return true, `the WAF rule (user agent contains "BothyBot" and signature-agent contains "bothy.tools") matches all requests`
+				}},
+			}},
+		{bot: "BothyBot", title: "the same crawl again: conditional refetches", run: bothy.Run, args: append(bothyArgs, parish),
+			claims: []claim{
+				{"B8", func(r *record) (bool, string) {
+					n304, cond := 0, 0
+					for _, q := range r.to(demoweb.Parish) {
+						if q.Status == http.StatusNotModified {
+							n304++
+						}
+						if q.Header.Get("If-Modified-Since") != "" || q.Header.Get("If-None-Match") != "" {
+							cond++
+						}
+					}
+					return n304 > 0, fmt.Sprintf("%d refetches sent If-Modified-Since/If-None-Match; %d cost a 304 instead of the page", cond, n304)
+				}},
+				{"B11", func(r *record) (bool, string) {
+					n := len(r.to(demoweb.Parish, "/robots.txt"))
+					return n == 0, fmt.Sprintf("robots.txt came from the state file (%d requests for it); it is re-read once a day", n)
+				}},
+			}},
+		{bot: "BothyBot", title: "-fresh on a site that published nothing", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
+			claims: []claim{
+				{"B9", func(r *record) (bool, string) {
+					return len(r.reqs) == 1, fmt.Sprintf("%d request in all (%s): the sitemap's <lastmod> values had not moved", len(r.reqs), paths(r.reqs))
+				}},
+			}},
+		{bot: "BothyBot", title: "-fresh after the parish updated /news", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
+			before: func() {
+				now := time.Now().UTC().Truncate(time.Second)
+				d.web.SetParishSitemap(map[string]time.Time{"/news": now})
+				d.web.TouchParishPage("/news", now)
+			},
+			claims: []claim{
+				{"B9", func(r *record) (bool, string) {
+					news := r.to(demoweb.Parish, "/news")
+					ok := len(r.reqs) == 2 && len(news) == 1 && news[0].Header.Get("Cache-Control") == "no-cache"
+					return ok, fmt.Sprintf("%d requests (%s): only the page whose <lastmod> moved, with Cache-Control: no-cache", len(r.reqs), paths(r.reqs))
+				}},
+			}},
+		{bot: "Readiness", title: "BothyBot's readiness check of the parish site", run: readiness.Run,
+			args: []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "readiness.db"), "-report", filepath.Join(d.dir, "readiness"), parish},
+			claims: []claim{
+				{"B10", func(r *record) (bool, string) {
+					got := map[string]string{}
+					for _, x := range r.results {
+						got[strings.TrimPrefix(x.URL, "http://"+demoweb.Parish)] = fmt.Sprintf("%d", x.Status)
+					}
+					_, err := os.Stat(filepath.Join(d.dir, "readiness.html"))
+					ok := err == nil && got["/"] == "200" && got["/llms.txt"] == "200" && got["/llms-full.txt"] == "404"
+					return ok, fmt.Sprintf("home %s, llms.txt %s, llms-full.txt %s, sitemap and %d pages checked; report in readiness.md / readiness.html",
+						got["/"], got["/llms.txt"], got["/llms-full.txt"], len(r.results)-3)
+				}},
+			}},
+		{bot: "HootyBot", title: "knowledge-source crawl of six sites, each in trouble its own way", run: hooty.Run,
+			args: []string{"-json", "-state", filepath.Join(d.dir, "hooty.db"), "-max-pages", "20", "-max-wait", "10m", "-out", hootyPages,
+				"http://" + demoweb.School + "/", "http://" + demoweb.Shop + "/", "http://" + demoweb.Down + "/",
+				"http://" + demoweb.Dead + "/", "http://" + demoweb.Busy + "/", "http://" + demoweb.Slow + "/"},
+			claims: []claim{
+				{"H1", checked(text("User-Agent: "+profiles.HootyUA+" and From: "+profiles.HootyFrom+" on every request"),
+					fetchtest.UserAgent(profiles.HootyUA), fetchtest.From(profiles.HootyFrom))},
+				{"H3", checked(func(r *record) string {
+					return fmt.Sprintf("one page at a time per site; smallest gap on %s %s (0.5 s scaled by %g)", demoweb.School, minGap(r, demoweb.School).Round(time.Millisecond), d.scale)
+				}, fetchtest.NoOverlap(), fetchtest.MinGapOn(demoweb.School, scaled(500*time.Millisecond)))},
+				{"H4", checked(func(r *record) string {
+					return fmt.Sprintf("%s said 429 Retry-After: 1 and was left alone exactly that long; %s asked for a day and was given up after %d request(s)",
+						demoweb.School, demoweb.Busy, len(r.to(demoweb.Busy))-1)
+				}, fetchtest.HonoursRetryAfter())},
+				{"H5", func(r *record) (bool, string) {
+					n := len(r.to(demoweb.Down))
+					return n == 1, fmt.Sprintf("%s: robots.txt answered 503, so nothing else was requested (%d request)", demoweb.Down, n)
+				}},
+				{"H6", func(r *record) (bool, string) {
+					n := len(r.to(demoweb.Dead)) - len(r.to(demoweb.Dead, "/robots.txt"))
+					return n <= 3, fmt.Sprintf("%s reset every connection: %d attempt(s), then the site was given up", demoweb.Dead, n)
+				}},
+				{"H7", checked(text("/prospectus.pdf was never requested (HTML only), at most 20 pages per site"),
+					fetchtest.NotFetched(demoweb.School, "/prospectus.pdf"))},
+				{"H8", func(r *record) (bool, string) {
+					res := r.result("http://" + demoweb.Shop + "/")
+					_, err := os.Stat(filepath.Join(hootyPages, demoweb.Shop))
+					return res.Outcome == "blocked" && os.IsNotExist(err), fmt.Sprintf("%s served a challenge with status %d: reported as %q (%s), not stored", demoweb.Shop, res.Status, res.Outcome, res.Reason)
+				}},
+			}},
+		{bot: "SofyaBot", title: "index crawl across four news sites", run: sofya.Run,
+			args: append([]string{"-json", "-state", filepath.Join(d.dir, "sofya.db")}, news...),
+			claims: []claim{
+				{"S1", checked(text("User-Agent: "+profiles.SofyaUA+" on every request"), fetchtest.UserAgent(profiles.SofyaUA))},
+				{"S3", checked(text("/private/drafts was never requested (SofyaBot's group on news-a, `*` elsewhere)"),
+					fetchtest.NotFetched(demoweb.NewsHosts[0], "/private/drafts"), fetchtest.NotFetched(demoweb.NewsHosts[2], "/private/drafts"))},
+				{"S4", checked(func(r *record) string {
+					return fmt.Sprintf("news-a's Crawl-delay: 0.4 honoured: smallest gap %s", minGap(r, demoweb.NewsHosts[0]).Round(time.Millisecond))
+				}, fetchtest.MinGapOn(demoweb.NewsHosts[0], 400*time.Millisecond))},
+				{"S5", checked(func(r *record) string {
+					return fmt.Sprintf("elsewhere at most one request per %s (1 s scaled) per site, with jitter; smallest gap on news-c %s",
+						scaled(time.Second), minGap(r, demoweb.NewsHosts[2]).Round(time.Millisecond))
+				}, fetchtest.MinGap(scaled(time.Second)))},
+				{"S6", checked(text("news-b answered 509 with Retry-After: 1: the whole site waited, then was crawled more slowly"), fetchtest.HonoursRetryAfter())},
+				{"S8", func(r *record) (bool, string) {
+					seen := map[string]int{}
+					for _, q := range r.reqs {
+						seen[q.URL()]++
+					}
+					for u, n := range seen {
+						if n > 1 && !strings.HasSuffix(u, "/story/3") { // the 509 retry
+							return false, fmt.Sprintf("%s requested %d times", u, n)
+						}
+					}
+					return true, "each URL fetched once, though every story links back to its home page"
+				}},
+				{"S11", func(r *record) (bool, string) {
+					if len(r.reqs) == 0 {
+						return false, "no requests"
+					}
+					first, last := r.reqs[0].Start, r.reqs[0].End
+					for _, q := range r.reqs {
+						first = minTime(first, q.Start)
+						last = maxTime(last, q.End)
+					}
+					secs := last.Sub(first).Seconds()
+					return true, fmt.Sprintf("%d requests over %d sites in %.1f s: %.1f/s in all, while no site saw more than one at a time",
+						len(r.reqs), len(demoweb.NewsHosts), secs, float64(len(r.reqs))/secs)
+				}},
+			}},
+		{bot: "DirectoriesBot", title: "reciprocal-link check of the directory's listings", run: directories.Run, args: dirArgs,
+			before: func() {
+				_ = os.WriteFile(listingsFile, []byte(demoweb.ListingsCSV()), 0o644)
+				_ = os.WriteFile(blockFile, []byte("# owner asked not to be fetched\n"+demoweb.Spam+"\n"), 0o644)
+			},
+			claims: []claim{
+				{"D1", func(r *record) (bool, string) {
+					want := strings.Replace(profiles.DirectoriesUA, "{directory}", demoweb.Directory, 1)
+					for _, q := range r.reqs {
+						if q.Header.Get("User-Agent") != want {
+							return false, q.URL() + " sent " + q.Header.Get("User-Agent")
+						}
+					}
+					return true, "User-Agent: " + want
+				}},
+				{"D2", checked(text(`signed; Signature-Agent: "https://directories.prosvita.io" (quoted), keyid = the key's JWK thumbprint`),
+					fetchtest.Signed(verifier(d.dirPub)), fetchtest.HeaderIs("Signature-Agent", `"`+profiles.DirectoriesAgent+`"`))},
+				{"D4", func(r *record) (bool, string) {
+					res := r.result(demoweb.ListingURL(demoweb.Moved))
+					return res.Outcome == "verified", fmt.Sprintf("%s moved: followed to %s, %s", demoweb.Moved, res.FinalURL, res.Outcome)
+				}},
+				{"D6", func(r *record) (bool, string) {
+					b := r.result(demoweb.ListingURL(demoweb.Bakery))
+					f := r.result(demoweb.ListingURL(demoweb.Florist))
+					c := r.result(demoweb.ListingURL(demoweb.Cafe))
+					ok := b.Outcome == "verified" && f.Outcome == "link_missing" && c.Outcome == "error" && c.Status == 404
+					return ok, fmt.Sprintf("bakery verified (link %s); florist link_missing; cafe error %d; all kept in the state file", b.Matched, c.Status)
+				}},
+				{"D10", checked(text("one request at a time per host, whatever the number of listings"), fetchtest.NoOverlap())},
+				{"D13", func(r *record) (bool, string) {
+					p := r.result(demoweb.ListingURL(demoweb.Plumber))
+					return p.Outcome == "unverified" && len(r.to(demoweb.Plumber, "/partners")) == 0,
+						fmt.Sprintf("plumber's robots.txt disallows DirectoriesBot: listing %s, page not fetched", p.Outcome)
+				}},
+				{"D14", func(r *record) (bool, string) {
+					n := len(r.to(demoweb.Spam))
+					return n == 0, fmt.Sprintf("%s is on the block list: %d requests, outcome %s", demoweb.Spam, n, r.result(demoweb.ListingURL(demoweb.Spam)).Outcome)
+				}},
+				{"bad", func(r *record) (bool, string) {
+					ok := strings.Contains(r.stderr, "line 8: schedule \"fortnightly\"")
+					return ok, "the malformed row was named by its line (line 8: schedule \"fortnightly\"...) and the other rows still ran"
+				}},
+			}},
+		{bot: "DirectoriesBot", title: "run again: nothing is due yet", run: directories.Run, args: dirArgs,
+			claims: []claim{
+				{"D12", func(r *record) (bool, string) {
+					return len(r.reqs) == 0, fmt.Sprintf("weekly listings checked minutes ago are not due: %d requests", len(r.reqs))
+				}},
+			}},
+		{bot: "DirectoriesBot", title: "the operator asks for one re-check by hand", run: directories.Run,
+			args: append(append([]string(nil), dirArgs...), "-recheck", demoweb.ListingURL(demoweb.Bakery)),
+			claims: []claim{
+				{"D12", func(r *record) (bool, string) {
+					return len(r.results) == 1 && len(r.to(demoweb.Bakery)) == 1,
+						fmt.Sprintf("only %s was checked (%d request: robots.txt cached for 24 h, D9)", demoweb.Bakery, len(r.to(demoweb.Bakery)))
+				}},
+			}},
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
