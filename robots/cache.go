@@ -25,8 +25,10 @@ const (
 	// DefaultMaxBytes is how much of a robots.txt body is read; the rest is
 	// not downloaded.
 	DefaultMaxBytes = MaxParseBytes
-	// DefaultTimeout bounds one robots.txt fetch, redirects included.
-	DefaultTimeout = 30 * time.Second
+	// DefaultTimeout bounds one robots.txt fetch, redirects included. It
+	// covers any wait the Transport imposes (a pacing transport may hold the
+	// request for a Crawl-delay of up to a minute), so it is generous.
+	DefaultTimeout = 2 * time.Minute
 	// DefaultMaxRedirects is how many redirects are followed (RFC 9309
 	// §2.3.1.2 recommends at least five).
 	DefaultMaxRedirects = 5
@@ -73,8 +75,9 @@ type Cache struct {
 	// MaxBytes caps the body read. Zero means DefaultMaxBytes. A body cut
 	// at the cap loses its partial last line too, as in [Parse].
 	MaxBytes int64
-	// Timeout bounds one fetch, redirects and body included. Zero means
-	// DefaultTimeout. A fetch that times out closes the site.
+	// Timeout bounds one fetch, redirects, body and any wait in Transport
+	// included. Zero means DefaultTimeout. A fetch that times out closes the
+	// site. Keep it above the longest pacing wait Transport may impose.
 	Timeout time.Duration
 	// MaxRedirects is how many redirects are followed. Zero means
 	// DefaultMaxRedirects; values below 5 are raised to 5.
