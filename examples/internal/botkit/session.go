@@ -27,6 +27,8 @@ type Session struct {
 	Out  *Output
 	Tap  *RobotsTap // robots.txt copies as the bot's cache read and wrote them
 	Prog *Progress
+
+	stores stores
 }
 
 // Start does the common setup for f: it handles -genkey (done is true: the
@@ -64,7 +66,12 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 		return nil, ExitFailure, true
 	}
 	s.DB = db
-	s.Tap = &RobotsTap{}
+	if s.stores, err = openStores(db); err != nil {
+		db.Close()
+		fmt.Fprintf(env.Stderr, "%s: state %s: %v\n", f.Name, f.State, err)
+		return nil, ExitFailure, true
+	}
+	s.Tap = &RobotsTap{Store: s.stores.robots}
 	return s, 0, false
 }
 
@@ -94,14 +101,9 @@ func (s *Session) Apply(bot *fetch.Bot) error {
 	bot.Observe = func(e politeness.Event) {
 		obs(Event{Time: time.Now(), Host: e.Host, Kind: e.Kind.String(), Dur: eventDur(e), Reason: eventReason(e)})
 	}
-	stores, err := boltStores(s.DB)
-	if err != nil {
-		return err
-	}
-	s.Tap.Store = stores.robots
 	bot.RobotsStore = s.Tap
-	bot.Validators = stores.validators
-	bot.Fetched = stores.fetched
+	bot.Validators = s.stores.validators
+	bot.Fetched = s.stores.fetched
 	return nil
 }
 
