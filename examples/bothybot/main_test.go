@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -265,21 +266,35 @@ func TestBothy_KeyRequired(t *testing.T) {
 	}
 }
 
-// Bad input: an unreachable site and a bad URL are reported, the other site
-// is still crawled.
+// Bad input: an unreachable site, a site that answers garbage, a bad URL and
+// a corrupt state file are reported; the other site is still crawled and the
+// corrupt file is kept aside, not overwritten.
 func TestBothy_BadInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish("User-agent: *\nAllow: /\n")
 		w.Host("dead.test").Fallback(fetchtest.Reset())
-		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://dead.test/", "ftp://x", "http://parish.test/")...)
+		garbage := string([]byte{0x00, 0xff, 0xfe, '<', 'a', ' ', 'h', 'r', 'e', 'f', '=', 0x01, '>', 0x8f})
+		w.Host("junk.test").Handle("/robots.txt", fetchtest.Text("text/plain", garbage))
+		w.Host("junk.test").Fallback(fetchtest.Page{Body: garbage + "<a href='/x'>" + garbage, ContentType: "text/html"})
+		state := filepath.Join(t.TempDir(), "s.db")
+		if err := os.WriteFile(state, []byte(strings.Repeat("corrupt ", 2000)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, state, "http://dead.test/", "ftp://x", "http://junk.test/", "http://parish.test/")...)
 		if out.Code != 3 {
 			t.Errorf("exit %d, want 3", out.Code)
 		}
 		if r, _ := out.Result("http://parish.test/mass"); r.Outcome != "ok" {
-			t.Errorf("good site not crawled after a bad one: %+v", r)
+			t.Errorf("good site not crawled after bad ones: %+v", r)
+		}
+		if r, _ := out.Result("http://junk.test/"); r.Outcome != "ok" {
+			t.Errorf("garbage page: %+v", r)
 		}
 		if !strings.Contains(out.Stderr, `"ftp://x" is not an http(s) URL`) {
 			t.Errorf("no clear message for the bad URL:\n%s", out.Stderr)
+		}
+		if kept, _ := filepath.Glob(state + ".corrupt-*"); len(kept) != 1 || !strings.Contains(out.Stderr, "state file is corrupt") {
+			t.Errorf("corrupt state not kept aside with a message: %v", kept)
 		}
 	})
 }
