@@ -97,7 +97,7 @@ func TestNormalize_S8(t *testing.T) {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"ftp://x/", "/relative", "http://user:pw@x/", "http://%zz/"} {
+	for _, bad := range []string{"ftp://x/", "/relative", "http://user:pw@x/", "http://%zz/", "HTTP://."} {
 		if _, err := fetch.Normalize(bad); err == nil {
 			t.Errorf("Normalize(%q): no error", bad)
 		}

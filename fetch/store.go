@@ -112,7 +112,10 @@ func normalizeURL(u *url.URL) (string, error) {
 	if (scheme != "http" && scheme != "https") || u.Host == "" || u.User != nil {
 		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
+	}
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}

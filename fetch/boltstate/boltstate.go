@@ -31,6 +31,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/robots"
+	robotsbolt "github.com/goodbot-go/goodbot/robots/boltstore"
 	sitemapbolt "github.com/goodbot-go/goodbot/sitemap/boltstore"
 )
 
@@ -51,8 +52,10 @@ type Options struct {
 	ReadOnly bool
 }
 
-// State is one bot's state file and the stores over its buckets. The
-// stores are safe for concurrent use.
+// State is one bot's state file and the stores over its buckets: robots.txt
+// copies through robots/boltstore, sitemap state through sitemap/boltstore,
+// validators and the fetched set through this package. The stores are safe
+// for concurrent use.
 type State struct {
 	DB         *bbolt.DB
 	Robots     robots.Store
@@ -91,7 +94,7 @@ func New(db *bbolt.DB) (*State, error) {
 	}
 	if !db.IsReadOnly() {
 		err := db.Update(func(tx *bbolt.Tx) error {
-			for _, b := range []string{RobotsBucket, ValidatorsBucket, FetchedBucket} {
+			for _, b := range []string{ValidatorsBucket, FetchedBucket} {
 				if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
 					return err
 				}
@@ -102,13 +105,17 @@ func New(db *bbolt.DB) (*State, error) {
 			return nil, fmt.Errorf("boltstate: creating buckets: %w", err)
 		}
 	}
+	rb, err := robotsbolt.New(db, RobotsBucket)
+	if err != nil {
+		return nil, err
+	}
 	sm, err := sitemapbolt.New(db, SitemapsBucket)
 	if err != nil {
 		return nil, err
 	}
 	return &State{
 		DB:         db,
-		Robots:     jsonBucket[robots.Entry]{db, RobotsBucket},
+		Robots:     rb,
 		Sitemaps:   sm,
 		Validators: jsonBucket[fetch.Validator]{db, ValidatorsBucket},
 		Fetched:    setBucket{db, FetchedBucket},
