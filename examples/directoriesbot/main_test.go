@@ -102,7 +102,7 @@ func records(t *testing.T, state string) map[string]listings.Record {
 }
 
 // D1 D2 D3 D4 D5 D6 D7 D8 D11 D13 D14: one run over every kind of listing.
-func TestDirectories_AllOutcomes(t *testing.T) {
+func TestDirectories_D1_D2_D3_D4_D5_D6_D7_D8_D11_D13_D14_AllOutcomes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := web()
 		rows := []row{
