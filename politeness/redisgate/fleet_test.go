@@ -435,7 +435,7 @@ func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 	// One request is in flight across the whole outage: after the restart its
 	// holder must keep the host (re-asserted lease, fence), not share it.
 	web := newTestWeb(t, webOptions{service: 5 * time.Millisecond,
-		slowPath: fleetHosts(1)[0] + "/p1", slowFor: 2 * time.Second,
+		slowPath: fleetHosts(1)[0] + "/p1", slowFor: 4 * time.Second,
 		onReq: func(n int) {
 			if n >= 3*hosts*pages/3 {
 				once.Do(func() { close(reached) })
@@ -443,7 +443,9 @@ func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 		}})
 	cfg := workerConfig{Redis: srv.addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
 		Hosts: fleetHosts(hosts), Pages: pages, Delay: delay, TTL: 600 * time.Millisecond,
-		Fence: 600 * time.Millisecond, MaxWait: 300 * time.Millisecond, Retry: 20 * time.Second}
+		// The fence must outlast a holder's reconnection: go-redis retries a
+		// failed dial only once a second after many failures.
+		Fence: 2 * time.Second, MaxWait: 300 * time.Millisecond, Retry: 20 * time.Second}
 	ws := runFleet(t, 3, cfg, false)
 	select {
 	case <-reached:

@@ -37,10 +37,12 @@ type Options struct {
 
 	// Fence is how long after the Redis server started that the gate grants
 	// no lease when it finds its data missing (first use of this Redis, or a
-	// restart without persistence): the requests and gaps in progress
-	// before the restart must be over before hosts are used again. Zero
-	// means LeaseTTL + 1 minute (the longest common Crawl-delay cap);
-	// negative means no fence.
+	// restart without persistence): holders from before the restart must
+	// have re-asserted their leases, and the gaps then in progress must be
+	// over, before hosts are used again. It must exceed LeaseTTL plus the
+	// client's reconnection time (go-redis retries a failing dial once a
+	// second). Zero means LeaseTTL + 1 minute (the longest common
+	// Crawl-delay cap); negative means no fence.
 	Fence time.Duration
 
 	// MaxWait is the longest a waiter sleeps before it looks at Redis
