@@ -34,6 +34,9 @@
 // that were complete and then a *[SyntaxError] (errors.Is
 // io.ErrUnexpectedEOF).
 //
+// Documents are read as UTF-8 (the protocol requires it); one whose XML
+// declaration says ISO-8859-1 or windows-1252 has its text converted.
+//
 // Dates: see [ParseLastMod]. A date that cannot be parsed is reported on
 // its entry (Entry.LastModErr); it never stops the reader.
 //

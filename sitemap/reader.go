@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -125,6 +126,7 @@ type Reader struct {
 	rootPrefix []byte
 	okPrefix   [][]byte // prefixes bound to a sitemap namespace
 	rootClosed bool
+	latin1     bool // the XML declaration says ISO-8859-1
 	inMarkup   bool
 	inEntry    bool
 	foreign    int // depth inside an extension element
@@ -490,6 +492,9 @@ func (r *Reader) markup() bool {
 			return r.skipDecl()
 		}
 	case '?':
+		if r.format == FormatUnknown && bytes.HasPrefix(b, []byte("?xml ")) {
+			return r.xmlDecl()
+		}
 		r.pos++
 		return r.skipPast(piClose, false)
 	case '/':
@@ -895,6 +900,9 @@ func (r *Reader) addText(b []byte, cdata bool) {
 	if *over {
 		return
 	}
+	if r.latin1 && !isASCII(b) {
+		b = latin1ToUTF8(b)
+	}
 	if cdata {
 		*dst = append(*dst, b...)
 	} else {
@@ -927,6 +935,42 @@ func (r *Reader) setLoc() {
 		r.cur.Loc = string(loc)
 		r.curBad = false
 	}
+}
+
+// xmlDecl reads the XML declaration for its encoding. Documents are read
+// as UTF-8 (which covers US-ASCII); in one declared as ISO-8859-1 (or
+// windows-1252, read as ISO-8859-1) the captured text is converted to
+// UTF-8. Other encodings are read as UTF-8.
+func (r *Reader) xmlDecl() bool {
+	if !r.readTag() {
+		return false
+	}
+	eachAttr(r.tag, func(name, val []byte) {
+		if string(name) == "encoding" {
+			switch strings.ToLower(string(val)) {
+			case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252":
+				r.latin1 = true
+			}
+		}
+	})
+	return true
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func latin1ToUTF8(b []byte) []byte {
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = utf8.AppendRune(out, rune(c))
+	}
+	return out
 }
 
 // endField stores the captured text of the current field.

@@ -102,6 +102,7 @@ func TestReader_FormatsAndDeviations(t *testing.T) {
 		{"url inside loc", `<urlset><url><loc><url><![CDATA[https://a.test/1]]></url></loc><lastmod>2015-04-28</lastmod></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", "2015-04-28T00:00:00Z"}}},
 		{"relative and non-http locs skipped", `<urlset><url><loc>/relative</loc></url><url><loc>ftp://a.test/f</loc></url><url><loc>javascript:alert(1)</loc></url><url><loc>https://a.test/ok</loc></url></urlset>`,
 			FormatURLSet, []want{{"https://a.test/ok", ""}}},
+		{"ISO-8859-1 declared", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://a.test/caf\xe9<![CDATA[/\xfc]]>/&#233;</loc></url></urlset>", FormatURLSet, []want{{"https://a.test/caf\u00e9/\u00fc/\u00e9", ""}}},
 		{"doctype skipped", `<!DOCTYPE urlset [<!ELEMENT urlset ANY> <!-- ] > -->]><urlset><url><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},
 	}
 	for _, tc := range tests {
