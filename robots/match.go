@@ -69,11 +69,12 @@ func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	case modeDisallowAll:
 		return false, nil
 	}
+	t := subject{p: p}
 	named := false
 	var deny, allow *rule
 	r.eachName(a, func(gs []int32) bool {
 		named = true
-		if best := r.best(gs, p); best != nil {
+		if best := r.best(gs, &t); best != nil {
 			if !best.allow {
 				deny = best
 				return false
@@ -88,7 +89,7 @@ func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	if named {
 		return true, allow
 	}
-	if best := r.best(r.star, p); best != nil {
+	if best := r.best(r.star, &t); best != nil {
 		return best.allow, best
 	}
 	return true, nil
@@ -101,13 +102,31 @@ func isRobotsTxt(p string) bool {
 	return p == "/robots.txt"
 }
 
+// subject is a normalised path and query being matched, with the set of
+// octets it contains (computed on first need) to rule out wildcard rules
+// cheaply.
+type subject struct {
+	p      string
+	mask   uint64 // bit c&63 is set for every octet c in p
+	masked bool
+}
+
+// byteMask returns the set of octets in s, folded into 64 bits.
+func byteMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		m |= 1 << (s[i] & 63)
+	}
+	return m
+}
+
 // best returns the deciding rule among the merged groups gs for the
-// normalised path p, or nil if none matches.
-func (r *Robots) best(gs []int32, p string) *rule {
+// subject, or nil if none matches.
+func (r *Robots) best(gs []int32, t *subject) *rule {
 	var best *rule
 	for _, gi := range gs {
 		if root := r.groups[gi].root; root >= 0 {
-			best = r.m.best(root, p, best)
+			best = r.m.best(root, t, best)
 		}
 	}
 	return best
@@ -121,7 +140,8 @@ func beaten(prio int32, allow bool, best *rule) bool {
 
 // best walks the trie at root along p and returns the longest matching rule, or best
 // if none beats it.
-func (m *matcher) best(root int32, p string, best *rule) *rule {
+func (m *matcher) best(root int32, t *subject, best *rule) *rule {
+	p := t.p
 	n := &m.nodes[root]
 	for {
 		if n.maxPrio < 0 || beaten(n.maxPrio, true, best) {
@@ -132,7 +152,7 @@ func (m *matcher) best(root int32, p string, best *rule) *rule {
 			if beaten(ru.n, ru.allow, best) {
 				break // rules are longest first, Allow first
 			}
-			if m.matchRest(ru, p) {
+			if m.matchRest(ru, t) {
 				best = ru
 				break
 			}
@@ -176,9 +196,16 @@ func (m *matcher) child(n *node, c byte) *edge {
 
 // matchRest reports whether ru matches p, given that p starts with ru's
 // literal prefix.
-func (m *matcher) matchRest(ru *rule, p string) bool {
+func (m *matcher) matchRest(ru *rule, t *subject) bool {
+	p := t.p
 	if !ru.star {
 		return !ru.anchored || len(p) == int(ru.lit)
+	}
+	if !t.masked {
+		t.mask, t.masked = byteMask(p), true
+	}
+	if ru.mask&^t.mask != 0 {
+		return false // p lacks an octet the rule needs
 	}
 	pos := int(ru.lit)
 	segs := m.segs[ru.seg0 : ru.seg0+ru.nseg]

@@ -71,8 +71,9 @@ type rule struct {
 	lit        int32 // length of the literal prefix, up to the first '*' or the final '$'
 	seg0, nseg int32 // segs[seg0:seg0+nseg]: literal pieces after the first '*'; the last one follows the last '*'
 	allow      bool
-	star       bool // the pattern has a '*'
-	anchored   bool // the pattern ends in '$'
+	star       bool   // the pattern has a '*'
+	anchored   bool   // the pattern ends in '$'
+	mask       uint64 // byteMask of the segments: octets a match must contain
 }
 
 type span struct{ off, n int32 }
@@ -480,6 +481,8 @@ func (pd *pending) add(value string, allow bool) {
 		start = i + 1
 	}
 	ru.nseg = int32(len(pd.segs)) - ru.seg0
+	ru.mask = byteMask(string(body[star+1:]))
+	ru.mask &^= 1 << ('*' & 63)
 	pd.rules = append(pd.rules, ru)
 }
 
