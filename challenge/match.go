@@ -1,9 +1,6 @@
 package challenge
 
-import (
-	"encoding/binary"
-	"strings"
-)
+import "encoding/binary"
 
 // The body scan finds every marker of a rule table in one pass over the
 // examined bytes, without allocating and in time linear in their length.
@@ -67,12 +64,44 @@ func byteCost(c byte) int {
 	}
 }
 
-// commonGrams are frequent in HTML and English prose; a marker is better
+// commonText is a sample of ordinary HTML, CSS, JavaScript and English
+// prose. Its grams are frequent on served pages, so a marker is better
 // indexed by other parts of it.
-var commonGrams = func() map[string]bool {
-	m := map[string]bool{}
-	for _, g := range strings.Split("clas|lass|ass=|ss=\"|styl|tyle|href|ref=|<div|div |</di|<spa|span|pan>|</p>|<a h| hre|src=|rc=\"|ing |the | the|and | and|ted | to |you | you|ion |tion|ent | of |of t|for | for| is |is a|our | our|with|ith |e th|s th|ere |here|n th|ver |in t|at t|e to|re y|ome |ate |ight|from|ore |inte|nter|ter |er t|es a|rom |e an|you |ese |est |ity ", "|") {
-		m[g] = true
+const commonText = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Home</title>
+<link rel="stylesheet" href="/assets/main.css"><script src="/assets/app.js" defer></script>
+<style>.main-content .container{margin:0 auto;max-width:60rem;padding:0 1.5rem;color:#333}
+body{font-family:sans-serif;background-color:#fff}.button:hover{text-decoration:underline}</style>
+</head><body class="page"><header id="top"><nav><ul><li><a href="/">Home</a></li>
+<li><a href="/about/">About</a></li></ul></nav></header><main><div class="content">
+<span class="date">Posted on</span><img src="/images/photo.jpg" alt="A photo" width="640">
+<form action="/search" method="get"><input type="text" name="q" placeholder="Search"></form>
+<script>window.dataLayer = window.dataLayer || []; function track(event, value) {
+var element = document.getElementById('content'); if (element !== null) { return
+element.getAttribute('data-value'); } document.addEventListener('DOMContentLoaded', init);}
+</script><p>The information on this page is provided for the convenience of our readers and
+there is nothing here that you will not find in the library. We are going to update the
+contents of the report with the results of the last meeting, and other news from the
+community, as soon as they are available. Please contact the committee with any question
+about the service; they will answer within a week, and the team would like to thank
+everyone who has been involved in making it a success, which would not have been possible
+without them. Read more about the history of the project and the people behind it.</p>
+</div></main><footer><p>Copyright 2024. All rights reserved. Privacy policy.</p></footer>
+</body></html>`
+
+// commonGramList adds frequent grams the sample misses.
+const commonGramList = "ing |the | the|and | and|ted | to |you | you|ion |tion|ent | of |of t|for | for| is |is a|our | our|" +
+	"with|ith |e th|s th|ere |here|n th|ver |in t|at t|e to|re y|ome |ate |ight|from|ore |inte|nter|ter |er t|es a|" +
+	"rom |e an|ese |est |ity | by |by t| a b|nce |ave |e co|to t|-con|tent|onte|nten|auto| aut|ding|ding|" +
+	"clas|lass|ass=|ss=\"|styl|tyle|href|ref=|<div|div |</di|<spa|span|pan>|</p>|<a h| hre|src=|rc=\""
+
+var commonGrams = func() map[uint32]bool {
+	m := map[uint32]bool{}
+	for i := 0; i+gramLen <= len(commonText); i++ {
+		m[foldGram([]byte(commonText[i:]))] = true
+	}
+	for i := 0; i+gramLen <= len(commonGramList); i += gramLen + 1 {
+		m[foldGram([]byte(commonGramList[i:]))] = true
 	}
 	return m
 }()
@@ -90,7 +119,7 @@ func gramCost(g []byte) int {
 	if letters == len(g) {
 		cost += 6
 	}
-	if commonGrams[string(g)] {
+	if commonGrams[foldGram(g)] {
 		cost += 40
 	}
 	return cost
