@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -872,5 +874,69 @@ func TestTransport_NilURL(t *testing.T) {
 	req := &http.Request{Method: http.MethodGet, Body: body}
 	if _, err := (&politeness.Transport{Base: &fakeWeb{}}).RoundTrip(req); err == nil || body.count() != 1 {
 		t.Errorf("err = %v, body closed %d times", err, body.count())
+	}
+}
+
+// TestTransport_C3_C4_B6_RandomisedWeb runs many callers against many hosts
+// that answer at random (200, 500, 429 with and without Retry-After, 503,
+// connection errors, random latencies and Crawl-delays) and lets the checker
+// judge every pair of consecutive requests on each host.
+func TestTransport_C3_C4_B6_RandomisedWeb(t *testing.T) {
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				answer := func(host string, n int) reply {
+					r := rand.New(rand.NewPCG(seed, uint64(len(host))*1000+uint64(n)))
+					rp := reply{status: 200, latency: time.Duration(r.IntN(500)) * time.Millisecond}
+					switch x := r.IntN(100); {
+					case x < 8:
+						rp.status = 429
+						rp.header = http.Header{"Retry-After": {fmt.Sprint(1 + r.IntN(120))}}
+					case x < 12:
+						rp.status = 503
+					case x < 16:
+						rp.err = errConnRefused
+					case x < 25:
+						rp.status = 500
+					}
+					return rp
+				}
+				w := &fakeWeb{answer: answer}
+				crawl := func(u *url.URL) (time.Duration, bool) {
+					return time.Duration(len(u.Host)%4) * time.Second, true // 0..3 s
+				}
+				const minDelay = 500 * time.Millisecond
+				tr := &politeness.Transport{Base: w, CrawlDelay: crawl,
+					Policy: politeness.Policy{MinDelay: minDelay, Jitter: 300 * time.Millisecond}}
+				c := &http.Client{Transport: tr}
+				var wg sync.WaitGroup
+				for g := range 40 {
+					wg.Go(func() {
+						for i := range 15 {
+							host := fmt.Sprintf("https://%s.example", strings.Repeat("h", 1+(g*7+i)%12))
+							get(context.Background(), c, host+"/"+fmt.Sprint(i))
+						}
+					})
+				}
+				wg.Wait()
+				if len(w.records()) < 300 {
+					t.Fatalf("only %d requests sent", len(w.records()))
+				}
+				check(t, w, func(prev rec) time.Duration {
+					u, _ := url.Parse(prev.host)
+					cd, _ := crawl(u)
+					base := max(minDelay, cd)
+					rp := answer(prev.host, prev.n)
+					switch {
+					case rp.status == 429:
+						ra, _ := strconv.Atoi(rp.header.Get("Retry-After"))
+						return max(base, time.Duration(ra)*time.Second)
+					case rp.status == 503:
+						return time.Minute // default backoff, at least
+					}
+					return base
+				})
+			})
+		})
 	}
 }

@@ -25,6 +25,7 @@ type reply struct {
 // read to EOF or closed, or the failure).
 type rec struct {
 	host       string
+	n          int // index of the request on its host
 	path       string
 	start, end time.Time
 	status     int
@@ -57,7 +58,7 @@ func (w *fakeWeb) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	w.busy[host] = true
 	i := len(w.recs)
-	w.recs = append(w.recs, rec{host: host, path: req.URL.Path, start: time.Now()})
+	w.recs = append(w.recs, rec{host: host, n: n, path: req.URL.Path, start: time.Now()})
 	w.mu.Unlock()
 
 	rp := reply{status: http.StatusOK}
