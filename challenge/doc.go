@@ -32,7 +32,9 @@
 // scripts, an Imperva analytics include) never flag a page, nor do articles
 // that quote challenge text, login and comment forms with a CAPTCHA widget,
 // origin 403/429 pages, or markers beyond MaxBytes. Plain origin statuses
-// (a bare 403 or 429) are not challenges: they are the fetcher's business.
+// (a bare 403 or 429) are not challenges: they are the fetcher's business;
+// the one status that counts alone is a non-standard one a platform uses
+// for bots (LinkedIn's 999).
 //
 // # Rules are data
 //
