@@ -22,6 +22,7 @@ func FuzzReader(f *testing.F) {
 		`<feed><entry><link href="https://a.test/p"/><updated>2024-01-01T00:00:00Z</updated></entry></feed>`,
 		`<!DOCTYPE x [<!ENTITY a "&a;&a;">]><urlset><url><loc>https://a.test/&a;&#x41;<![CDATA[x]]></loc></url>`,
 		"\xef\xbb\xbf<urlset><url><loc><url>https://a.test/</url></loc><loc>https://a.test/2</loc>",
+		"<?xml version='1.0' encoding='latin1'?><urlset><url><loc>https://a.test/\xe9&amp;</loc></url></urlset>",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
