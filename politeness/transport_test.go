@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/time/rate"
 
 	"github.com/goodbot-go/goodbot/politeness"
 )
@@ -939,4 +940,22 @@ func TestTransport_C3_C4_B6_RandomisedWeb(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestTransport_GlobalRateLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		// 5 requests/s across all hosts, no burst beyond one.
+		lim := rate.NewLimiter(5, 1)
+		c, _ := newClient(w, politeness.Policy{Limiter: lim, MinDelay: -1})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for h := range 10 {
+			wg.Go(func() { mustGet(t, c, fmt.Sprintf("https://h%d.example", h)) })
+		}
+		wg.Wait()
+		if got := time.Since(start); got < 1800*time.Millisecond {
+			t.Errorf("10 requests at 5/s took %v, want >= 1.8s", got)
+		}
+	})
 }
