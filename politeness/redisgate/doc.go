@@ -38,21 +38,26 @@
 // *[Error] matching [ErrUnavailable] (and the network cause), and the caller
 // gets no lease, so the politeness Transport sends no request. A caller that
 // prefers to carry on with local pacing can fall back to a
-// [politeness.MemoryGate] on that error.
+// [politeness.MemoryGate] on that error. How fast a failure surfaces is the
+// client's configuration (go-redis retries commands MaxRetries times and
+// dials DialerRetries times by default); a fleet that wants quick errors sets
+// them low. Release errors are logged to Options.Logger.
 //
 // A Redis restart without persistence loses every lease and State. The gate
 // notices (a marker key is gone) and grants no lease until Options.Fence after
 // the server's start (LeaseTTL plus one minute by default). Meanwhile holders
-// from before the restart re-assert their leases and store their States, so
-// no request overlaps another and no gap is cut short. The fence also applies
-// to the first use of a Redis server that started less than Fence ago.
+// from before the restart re-assert their leases and store their next States,
+// and the gaps that were running when the data was lost run out (if they are
+// shorter than the fence), so no request overlaps another and no gap is cut
+// short. The fence also applies to the first use of a Redis server that
+// started less than Fence ago.
 //
 // The guarantees assume that each process's renewals reach Redis within
 // LeaseTTL: a process frozen or cut off from Redis for longer than LeaseTTL
 // while its request is still running cannot be stopped by the gate, and its
-// release then fails with [ErrLeaseLost]. Configure Redis with a
-// non-evicting maxmemory policy (noeviction or volatile-*), since the lease
-// and State keys must not be evicted. State keys expire at State.Expires.
+// release then fails with [ErrLeaseLost]. Keep Redis's maxmemory-policy at
+// noeviction (the default): lease and State keys must not be evicted. State
+// keys expire at State.Expires.
 // Pacing uses each worker's wall clock (State times are instants), so keep
 // the workers' clocks synchronised (NTP).
 //

@@ -27,7 +27,8 @@ type Client interface {
 type Options struct {
 	// Prefix starts every key and the wake channel. Zero means
 	// "{goodbot:politeness}:"; the braces make it a Redis Cluster hash tag,
-	// so all keys of one gate live on one shard as the scripts need.
+	// so all keys of one gate live on one shard as the scripts need (keep a
+	// {hash tag} in a Prefix of your own on Redis Cluster).
 	Prefix string
 
 	// LeaseTTL bounds how long a crashed holder blocks a host. A live
