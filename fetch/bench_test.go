@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -125,4 +126,31 @@ func BenchmarkEd25519Sign(b *testing.B) {
 		_ = ed25519.Sign(key, msg)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// cannedBase answers every request in memory, so the two benchmarks below
+// measure the chain's own cost per request, without the network.
+func cannedBase() http.RoundTripper {
+	body := "<!doctype html><title>bench</title><p>a small page</p>"
+	return rtFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header:  http.Header{"Content-Type": {"text/html; charset=utf-8"}},
+			Body:    io.NopCloser(strings.NewReader(body)),
+			Request: r, ContentLength: int64(len(body))}, nil
+	})
+}
+
+// BenchmarkBareInMemory is http.Client over the canned base.
+func BenchmarkBareInMemory(b *testing.B) {
+	benchGet(b, &http.Client{Transport: cannedBase()}, "http://bench.test/page")
+}
+
+// BenchmarkComposedInMemory is the composed client over the same base: the
+// difference to BenchmarkBareInMemory is the chain's overhead per request.
+func BenchmarkComposedInMemory(b *testing.B) {
+	c, err := fetch.New(benchBot(cannedBase()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGet(b, c, "http://bench.test/page")
 }

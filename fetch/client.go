@@ -273,13 +273,14 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if b == nil {
 		b = &budget{timeout: c.limits.timeout()}
 	}
-	var cancel context.CancelFunc = func() {}
+	cancel, timed := nop, false
 	if d, ok := b.deadline(); ok {
+		timed = true
 		if !time.Now().Before(d) {
 			closeBody(req)
 			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: context.DeadlineExceeded}
 		}
-		ctx, cancel = context.WithDeadline(ctx, d)
+		ctx, cancel = withDeadline(ctx, d)
 	}
 
 	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
@@ -292,10 +293,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// A shallow copy with its own header: the layers below clone again
 	// before changing anything else.
 	out := req.WithContext(context.WithValue(ctx, budgetKey{}, b))
-	out.Header = req.Header.Clone()
-	if out.Header == nil {
-		out.Header = http.Header{}
-	}
+	out.Header = cloneHeader(req.Header)
 	if err := c.setHeaders(out, req.Response != nil); err != nil {
 		cancel()
 		closeBody(req)
@@ -306,13 +304,35 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, wrap(err, req.URL.String())
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	if timed {
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	}
 	resp.Request = out
 	if err := c.inspect(resp); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
 	return resp, nil
+}
+
+// cloneHeader is Header.Clone with room for the headers setHeaders adds.
+func cloneHeader(h http.Header) http.Header {
+	n := 0
+	for _, vv := range h {
+		n += len(vv)
+	}
+	out := make(http.Header, len(h)+4)
+	all := make([]string, n)
+	for k, vv := range h {
+		if vv == nil {
+			out[k] = nil
+			continue
+		}
+		m := copy(all, vv)
+		out[k] = all[:m:m]
+		all = all[m:]
+	}
+	return out
 }
 
 func closeBody(req *http.Request) {
@@ -455,7 +475,8 @@ type robotsTransport struct{ c *chain }
 
 func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := context.WithValue(req.Context(), budgetKey{}, (*budget)(nil))
-	out := req.Clone(context.WithValue(ctx, robotsReqKey{}, t.c))
+	out := req.WithContext(context.WithValue(ctx, robotsReqKey{}, t.c))
+	out.Header = cloneHeader(req.Header)
 	if err := t.c.setHeaders(out, false); err != nil {
 		return nil, err
 	}
@@ -550,7 +571,7 @@ func (t *limitsTransport) CloseIdleConnections() { closeIdle(t.base) }
 
 func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b, _ := req.Context().Value(budgetKey{}).(*budget)
-	ctx, cancel := req.Context(), context.CancelFunc(func() {})
+	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
 	if timed {
 		ctx, cancel = context.WithDeadline(ctx, deadline)
@@ -565,7 +586,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL.String()}
+	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
 	}
@@ -580,7 +601,7 @@ type limitedBody struct {
 	ctx    context.Context
 	timed  bool
 	cancel context.CancelFunc
-	url    string
+	url    *url.URL
 	err    error
 	once   sync.Once
 }
@@ -596,7 +617,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		if n == 0 && err != nil {
 			return 0, b.fail(err)
 		}
-		b.err = &Error{Outcome: TooLarge, URL: b.url, Err: ErrTooLarge}
+		b.err = &Error{Outcome: TooLarge, URL: b.url.String(), Err: ErrTooLarge}
 		b.Close()
 		return 0, b.err
 	}
@@ -618,7 +639,7 @@ func (b *limitedBody) fail(err error) error {
 		return err
 	}
 	if b.timed && errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
-		b.err = &Error{Outcome: Timeout, URL: b.url, Err: err}
+		b.err = &Error{Outcome: Timeout, URL: b.url.String(), Err: err}
 		return b.err
 	}
 	return err
@@ -633,10 +654,18 @@ func (b *limitedBody) Close() error {
 	return err
 }
 
+func nop() {}
+
+// withDeadline is context.WithDeadline; the caller hands the cancel func to
+// the response body (cancelBody) or calls it on the error paths.
+func withDeadline(ctx context.Context, d time.Time) (context.Context, func()) {
+	return context.WithDeadline(ctx, d)
+}
+
 // cancelBody releases a context when the body is closed.
 type cancelBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	cancel func()
 }
 
 func (b *cancelBody) Close() error {

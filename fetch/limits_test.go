@@ -226,3 +226,26 @@ func TestOutcome_Strings(t *testing.T) {
 		t.Error("values outside the set must have empty names")
 	}
 }
+
+// Redirect loops end as TooManyRedirects, endless bodies as TooLarge, a
+// reset connection as Unreachable (not Blocked).
+func TestLimits_LoopsEndlessReset(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").
+		Handle("/loop-a", fetchtest.Redirect("/loop-b", 0)).
+		Handle("/loop-b", fetchtest.Redirect("/loop-a", 0)).
+		Handle("/endless", fetchtest.Endless()).
+		Handle("/reset", fetchtest.Reset())
+	bot.Limits.MaxBodyBytes = 1 << 20
+	bot.Politeness.BreakerThreshold = -1
+	f := mustFetcher(t, bot)
+	get(t, f, "http://a.test/loop-a", fetch.TooManyRedirects)
+	if n := w.Count("a.test", "/loop-a") + w.Count("a.test", "/loop-b"); n != 6 {
+		t.Errorf("loop: %d requests, want 6 (the default limit of 5 redirects)", n)
+	}
+	p := get(t, f, "http://a.test/endless", fetch.TooLarge)
+	if len(p.Body) != 1<<20 {
+		t.Errorf("endless: %d bytes", len(p.Body))
+	}
+	get(t, f, "http://a.test/reset", fetch.Unreachable)
+}

@@ -1,0 +1,77 @@
+package fetch_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+// closeCounter counts Close calls (oauth2's readCloseCounter).
+type closeCounter struct {
+	io.Reader
+	closed atomic.Int32
+}
+
+func (c *closeCounter) Close() error { c.closed.Add(1); return nil }
+
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The request body is closed once on every early return of the chain, and a
+// refused response's body is closed once (STYLE 4).
+func TestBodies_ClosedOnceOnEveryRefusal(t *testing.T) {
+	w := fetchtest.New()
+	defer w.Close()
+	site(w, "a.test", "User-agent: *\nDisallow: /no\n").Handle("/c", fetchtest.Challenge(200)).
+		Handle("/pdf", fetchtest.Text("application/pdf", "%PDF"))
+	var respBodies []*closeCounter
+	mem := w.RoundTripper()
+	base := rtFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := mem.RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cc := &closeCounter{Reader: strings.NewReader(string(b))}
+		respBodies = append(respBodies, cc)
+		resp.Body = cc
+		return resp, nil
+	})
+	c := mustClient(t, fetch.Bot{UserAgent: testUA, Transport: base, HTMLOnly: true,
+		BlockedDomains: []string{"blocked.test"}, Politeness: politeness.Policy{MinDelay: -1}})
+	for _, tt := range []struct{ method, url string }{
+		{http.MethodPost, "http://a.test/"},
+		{http.MethodGet, "http://a.test/no"},
+		{http.MethodGet, "http://blocked.test/"},
+		{http.MethodGet, "http://a.test/checkout"},
+		{http.MethodGet, "ftp://a.test/"},
+	} {
+		body := &closeCounter{Reader: strings.NewReader("x")}
+		req, _ := http.NewRequest(tt.method, tt.url, body)
+		if _, err := c.Transport.RoundTrip(req); err == nil {
+			t.Errorf("%s %s: no error", tt.method, tt.url)
+		}
+		if n := body.closed.Load(); n != 1 {
+			t.Errorf("%s %s: request body closed %d times", tt.method, tt.url, n)
+		}
+	}
+	for _, u := range []string{"http://a.test/c", "http://a.test/pdf"} {
+		n := len(respBodies)
+		if _, err := c.Get(u); err == nil {
+			t.Errorf("%s: no error", u)
+		}
+		for _, b := range respBodies[n:] {
+			if got := b.closed.Load(); got != 1 {
+				t.Errorf("%s: response body closed %d times", u, got)
+			}
+		}
+	}
+}
