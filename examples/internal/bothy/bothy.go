@@ -8,7 +8,7 @@ package bothy
 
 import (
 	"context"
-	"flag"
+	"crypto/ed25519"
 	"fmt"
 	"net/url"
 	"os"
@@ -31,47 +31,24 @@ const usage = "bothybot [flags] URL...\n\n" +
 // Run is bothybot's main: it parses args and crawls. It returns the exit
 // status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	fs := flag.NewFlagSet("bothybot", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
 	f := botkit.Flags{Name: "bothybot", Signs: true}
-	f.Register(fs, botkit.DefaultStatePath("bothybot"), 300)
+	fs := f.FlagSet(env, 300)
 	fresh := fs.Bool("fresh", false, "freshness check: read the sitemap, refetch only pages whose <lastmod> moved (B9)")
 	out := fs.String("out", "", "write each page's text and report.md into `dir`")
-	if code, ok := botkit.Parse(fs, args, usage); !ok {
+	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
 	}
-	if len(fs.Args()) == 0 && f.GenKey == "" {
-		fs.Usage()
-		return botkit.ExitUsage
-	}
-	s, code, done := botkit.Start(&f, env, profiles.KeyDirectory(profiles.BothyAgent))
+	s, fetcher, code, done := botkit.Begin(&f, env, profiles.KeyDirectory(profiles.BothyAgent),
+		func(k ed25519.PrivateKey) fetch.Bot { return profiles.Bothy(k, env.Scale) })
 	if done {
 		return code
 	}
 	defer s.Close()
-
-	bot := profiles.Bothy(s.Key, env.Scale)
-	if err := s.Apply(&bot); err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	fetcher, err := fetch.NewFetcher(bot)
-	if err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	defer fetcher.CloseIdleConnections()
 	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out, Log: s.Log},
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
-	code = botkit.ExitOK
-	for _, arg := range fs.Args() {
-		site, err := botkit.SiteURL(arg)
-		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
-			code = botkit.ExitPartial
-			continue
-		}
+	sites, code := f.Sites(fs, env)
+	for _, site := range sites {
 		var ok bool
 		if *fresh {
 			ok = b.freshness(ctx, site)

@@ -218,3 +218,27 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// FlagSet returns a flag set for the bot named f.Name, writing to
+// env.Stderr, with the common flags registered (defaultMaxPages < 0: no
+// -max-pages).
+func (f *Flags) FlagSet(env Env, defaultMaxPages int) *flag.FlagSet {
+	fs := flag.NewFlagSet(f.Name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	f.Register(fs, DefaultStatePath(f.Name), defaultMaxPages)
+	return fs
+}
+
+// ParseSites parses args for a bot that works on sites given as arguments:
+// at least one is required, except with -genkey. It returns false (and the
+// exit status) when the program should stop.
+func (f *Flags) ParseSites(fs *flag.FlagSet, args []string, usage string) (int, bool) {
+	if code, ok := Parse(fs, args, usage); !ok {
+		return code, false
+	}
+	if fs.NArg() == 0 && f.GenKey == "" {
+		fs.Usage()
+		return ExitUsage, false
+	}
+	return 0, true
+}

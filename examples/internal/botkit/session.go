@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -28,7 +29,8 @@ type Session struct {
 	Tap  *RobotsTap // robots.txt copies as the bot's cache read and wrote them
 	Prog *Progress
 
-	stores stores
+	stores  stores
+	fetcher *fetch.Fetcher
 }
 
 // Start does the common setup for f: it handles -genkey (done is true: the
@@ -75,9 +77,15 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 	return s, 0, false
 }
 
-// Close closes the state file.
+// Close closes the fetcher's idle connections and the state file.
 func (s *Session) Close() error {
-	if s == nil || s.DB == nil {
+	if s == nil {
+		return nil
+	}
+	if s.fetcher != nil {
+		s.fetcher.CloseIdleConnections()
+	}
+	if s.DB == nil {
 		return nil
 	}
 	return s.DB.Close()
@@ -229,4 +237,46 @@ func SiteURL(arg string) (*url.URL, error) {
 	}
 	u.Fragment = ""
 	return u, nil
+}
+
+// Begin is [Start] followed by the bot's fetcher: profile builds the bot's
+// fetch.Bot from its key (nil for bots that do not sign), the session's
+// parts are applied to it, and the fetcher is made. When done is true the
+// caller returns code. Close the session when done: it also closes the
+// fetcher's idle connections.
+func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey) fetch.Bot) (s *Session, fetcher *fetch.Fetcher, code int, done bool) {
+	s, code, done = Start(f, env, keyDir)
+	if done {
+		return nil, nil, code, true
+	}
+	bot := profile(s.Key)
+	if err := s.Apply(&bot); err != nil {
+		Fail(env.Stderr, f.Name, "%v", err)
+		s.Close()
+		return nil, nil, ExitFailure, true
+	}
+	fetcher, err := fetch.NewFetcher(bot)
+	if err != nil {
+		Fail(env.Stderr, f.Name, "%v", err)
+		s.Close()
+		return nil, nil, ExitFailure, true
+	}
+	s.fetcher = fetcher
+	return s, fetcher, 0, false
+}
+
+// Sites parses the site arguments of fs, printing a clear message for each
+// bad one and skipping it; code is ExitPartial when one was bad, else ExitOK.
+func (f *Flags) Sites(fs *flag.FlagSet, env Env) (sites []*url.URL, code int) {
+	code = ExitOK
+	for _, arg := range fs.Args() {
+		u, err := SiteURL(arg)
+		if err != nil {
+			Fail(env.Stderr, f.Name, "%v; skipped", err)
+			code = ExitPartial
+			continue
+		}
+		sites = append(sites, u)
+	}
+	return sites, code
 }

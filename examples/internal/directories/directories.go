@@ -14,7 +14,6 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -37,10 +36,8 @@ const usage = "directoriesbot -key FILE -listings FILE [flags]\n\n" +
 
 // Run is directoriesbot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	fs := flag.NewFlagSet("directoriesbot", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
 	f := botkit.Flags{Name: "directoriesbot", Signs: true}
-	f.Register(fs, botkit.DefaultStatePath("directoriesbot"), -1)
+	fs := f.FlagSet(env, -1)
 	file := fs.String("listings", "", "listings `file`: CSV with header listing_url,backlink,directory,schedule, or JSON")
 	recheck := fs.String("recheck", "", "check this one `listing_url` now, whatever its schedule (D12)")
 	blockFile := fs.String("blocklist", "", "`file` of domains never to fetch, one a line (D14)")
@@ -58,23 +55,21 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		botkit.Fail(env.Stderr, f.Name, "takes no URL arguments (listings come from -listings); got %q", fs.Args())
 		return botkit.ExitUsage
 	}
-	if *list {
-		f.Signs = false // reading the state needs no key
-	}
-	s, code, done := botkit.Start(&f, env, profiles.KeyDirectory(profiles.DirectoriesAgent))
-	if done {
-		return code
-	}
-	defer s.Close()
-	store := &listings.Store{DB: s.DB}
-	switch {
-	case *list:
-		return printRecords(store, env)
-	case *serve != "":
+	keyDir := profiles.KeyDirectory(profiles.DirectoriesAgent)
+	if *list || *serve != "" {
+		f.Signs = f.Signs && *serve != "" // reading the state needs no key
+		s, code, done := botkit.Start(&f, env, keyDir)
+		if done {
+			return code
+		}
+		defer s.Close()
+		if *list {
+			return printRecords(&listings.Store{DB: s.DB}, env)
+		}
 		return serveKeys(ctx, *serve, s.Key, env)
 	}
 
-	code = botkit.ExitOK
+	code := botkit.ExitOK
 	var blocked []string
 	if *blockFile != "" {
 		bf, err := os.Open(*blockFile)
@@ -89,6 +84,12 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 			return botkit.ExitFailure
 		}
 	}
+	s, fetcher, exit, done := botkit.Begin(&f, env, keyDir,
+		func(k ed25519.PrivateKey) fetch.Bot { return profiles.Directories(k, blocked, env.Scale) })
+	if done {
+		return exit
+	}
+	defer s.Close()
 	lf, err := os.Open(*file)
 	if err != nil {
 		botkit.Fail(env.Stderr, f.Name, "%v", err)
@@ -106,17 +107,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return botkit.ExitFailure
 	}
 
-	bot := profiles.Directories(s.Key, blocked, env.Scale)
-	if err := s.Apply(&bot); err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	fetcher, err := fetch.NewFetcher(bot)
-	if err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	defer fetcher.CloseIdleConnections()
+	store := &listings.Store{DB: s.DB}
 
 	due, err := selectDue(all, *recheck, store, s)
 	if err != nil {

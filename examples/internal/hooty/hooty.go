@@ -8,7 +8,7 @@ package hooty
 
 import (
 	"context"
-	"flag"
+	"crypto/ed25519"
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
@@ -22,51 +22,29 @@ const usage = "hootybot [flags] URL...\n\n" +
 
 // Run is hootybot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	fs := flag.NewFlagSet("hootybot", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
 	f := botkit.Flags{Name: "hootybot"}
-	f.Register(fs, botkit.DefaultStatePath("hootybot"), 200)
+	fs := f.FlagSet(env, 200)
 	maxWait := fs.Duration("max-wait", 10*time.Minute, "longest Retry-After to wait for; a site asking for more is given up (H4)")
 	out := fs.String("out", "", "write each page's text into `dir`")
-	if code, ok := botkit.Parse(fs, args, usage); !ok {
+	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
 	}
-	if len(fs.Args()) == 0 {
-		fs.Usage()
-		return botkit.ExitUsage
-	}
-	s, code, done := botkit.Start(&f, env, "")
+	s, fetcher, code, done := botkit.Begin(&f, env, "",
+		func(ed25519.PrivateKey) fetch.Bot { return profiles.Hooty(*maxWait, env.Scale) })
 	if done {
 		return code
 	}
 	defer s.Close()
-	bot := profiles.Hooty(*maxWait, env.Scale)
-	if err := s.Apply(&bot); err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	fetcher, err := fetch.NewFetcher(bot)
-	if err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	defer fetcher.CloseIdleConnections()
 
-	sites := map[string]bool{}
+	known := map[string]bool{}
 	front := &crawl.Frontier{
 		MaxPerSite: f.MaxPages,                                    // H7: a bounded number of pages per site
-		Allowed:    func(site string) bool { return sites[site] }, // knowledge sources only: no wandering
+		Allowed:    func(site string) bool { return known[site] }, // knowledge sources only: no wandering
 		Accept:     crawl.LooksHTML,                               // H7: HTML pages only
 	}
-	code = botkit.ExitOK
-	for _, arg := range fs.Args() {
-		u, err := botkit.SiteURL(arg)
-		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
-			code = botkit.ExitPartial
-			continue
-		}
-		sites[crawl.Site(u)] = true
+	sites, code := f.Sites(fs, env)
+	for _, u := range sites {
+		known[crawl.Site(u)] = true
 		front.Add(u, 0, "seed")
 	}
 	pages := &botkit.PageStore{Dir: *out, Log: s.Log}

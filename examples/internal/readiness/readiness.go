@@ -10,7 +10,7 @@ package readiness
 import (
 	"bytes"
 	"context"
-	"flag"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"net/url"
@@ -42,52 +42,31 @@ const usage = "readiness [flags] URL...\n\n" +
 
 // Run is readiness's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	fs := flag.NewFlagSet("readiness", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
 	f := botkit.Flags{Name: "readiness", Signs: true}
-	f.Register(fs, botkit.DefaultStatePath("readiness"), 5)
+	fs := f.FlagSet(env, 5)
 	full := fs.Bool("full", false, fmt.Sprintf("full readiness crawl: follow links, up to -max-pages (capped at %d)", FullCap))
 	prefix := fs.String("report", "", "write the report to `prefix`.md and prefix.html (default: Markdown on stdout unless -json)")
-	if code, ok := botkit.Parse(fs, args, usage); !ok {
+	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
-	}
-	if len(fs.Args()) == 0 && f.GenKey == "" {
-		fs.Usage()
-		return botkit.ExitUsage
 	}
 	if *full && f.MaxPages == 5 {
 		f.MaxPages = FullCap
 	}
 	f.MaxPages = min(f.MaxPages, FullCap) // B10: capped at a few hundred pages
-	s, code, done := botkit.Start(&f, env, profiles.KeyDirectory(profiles.BothyAgent))
+	var bot fetch.Bot
+	s, fetcher, code, done := botkit.Begin(&f, env, profiles.KeyDirectory(profiles.BothyAgent),
+		func(k ed25519.PrivateKey) fetch.Bot { bot = profiles.Bothy(k, env.Scale); return bot })
 	if done {
 		return code
 	}
 	defer s.Close()
-	bot := profiles.Bothy(s.Key, env.Scale)
-	if err := s.Apply(&bot); err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	fetcher, err := fetch.NewFetcher(bot)
-	if err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	defer fetcher.CloseIdleConnections()
 	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full,
 		agent:  robots.Agent{Token: bot.Token, Former: bot.FormerTokens},
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
-	code = botkit.ExitOK
 	var reports []*report.Report
-	for _, arg := range fs.Args() {
-		site, err := botkit.SiteURL(arg)
-		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
-			code = botkit.ExitPartial
-			continue
-		}
+	sites, code := f.Sites(fs, env)
+	for _, site := range sites {
 		rep := c.check(ctx, site)
 		reports = append(reports, rep)
 		if rep.Summary().Found == 0 {

@@ -8,7 +8,7 @@ package sofya
 
 import (
 	"context"
-	"flag"
+	"crypto/ed25519"
 	"net/netip"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
@@ -22,20 +22,14 @@ const usage = "sofyabot [flags] URL...\n\n" +
 
 // Run is sofyabot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	fs := flag.NewFlagSet("sofyabot", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
 	f := botkit.Flags{Name: "sofyabot"}
-	f.Register(fs, botkit.DefaultStatePath("sofyabot"), 1000)
+	fs := f.FlagSet(env, 1000)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
 	parallel := fs.Int("parallel", 64, "sites crawled at once (each site still gets one request at a time)")
 	wander := fs.Bool("wander", false, "follow links to other sites too")
 	out := fs.String("out", "", "write each page's text into `dir`")
-	if code, ok := botkit.Parse(fs, args, usage); !ok {
+	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
-	}
-	if len(fs.Args()) == 0 {
-		fs.Usage()
-		return botkit.ExitUsage
 	}
 	var local netip.Addr
 	if *source != "" {
@@ -46,36 +40,20 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		}
 		local = a
 	}
-	s, code, done := botkit.Start(&f, env, "")
+	s, fetcher, code, done := botkit.Begin(&f, env, "",
+		func(ed25519.PrivateKey) fetch.Bot { return profiles.Sofya(local, env.Scale) })
 	if done {
 		return code
 	}
 	defer s.Close()
-	bot := profiles.Sofya(local, env.Scale)
-	if err := s.Apply(&bot); err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	fetcher, err := fetch.NewFetcher(bot)
-	if err != nil {
-		botkit.Fail(env.Stderr, f.Name, "%v", err)
-		return botkit.ExitFailure
-	}
-	defer fetcher.CloseIdleConnections()
 
 	seeds := map[string]bool{}
 	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML}
 	if !*wander {
 		front.Allowed = func(site string) bool { return seeds[site] }
 	}
-	code = botkit.ExitOK
-	for _, arg := range fs.Args() {
-		u, err := botkit.SiteURL(arg)
-		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "%v; skipped", err)
-			code = botkit.ExitPartial
-			continue
-		}
+	sites, code := f.Sites(fs, env)
+	for _, u := range sites {
 		seeds[crawl.Site(u)] = true
 		front.Add(u, 0, "seed")
 	}
