@@ -479,15 +479,22 @@ func TestTransport_H6_CallerCancelIsNotAHostFailure(t *testing.T) {
 	})
 }
 
+// holdHost makes a client with a 1s MinDelay and sends a first request
+// whose body stays open, so the host stays busy until resp.Body is closed.
+func holdHost(t *testing.T, w *fakeWeb, url string) (*http.Client, *http.Response) {
+	t.Helper()
+	c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, resp
+}
+
 func TestTransport_C3_D10_CancelWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &fakeWeb{}
-		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
-		// The first request holds the host: its body stays open.
-		resp, err := c.Get(hostA + "/held")
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, resp := holdHost(t, w, hostA+"/held")
 		ctx, cancel := context.WithCancel(context.Background())
 		body := &readCloseCounter{}
 		errc := make(chan error, 1)
@@ -499,7 +506,7 @@ func TestTransport_C3_D10_CancelWhileQueued(t *testing.T) {
 		synctest.Wait() // queued
 		start := time.Now()
 		cancel()
-		err = <-errc
+		err := <-errc
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -562,11 +569,7 @@ func TestTransport_D10_ManyHostsNoCrossBlocking(t *testing.T) {
 func TestTransport_D10_FIFO(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &fakeWeb{}
-		c, _ := newClient(w, politeness.Policy{MinDelay: time.Second})
-		resp, err := c.Get(hostA + "/first")
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, resp := holdHost(t, w, hostA+"/first")
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Go(func() { mustGet(t, c, fmt.Sprintf("%s/%d", hostA, i)) })
