@@ -109,6 +109,17 @@ func BenchmarkGrobotstxtParse_500KiB(b *testing.B) {
 	}
 }
 
+// BenchmarkGrobotstxtAgentAllowed_500KiB is one grobotstxt question on the
+// same file: grobotstxt parses the whole file to answer it.
+func BenchmarkGrobotstxtAgentAllowed_500KiB(b *testing.B) {
+	body := bench500KB
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		grobotstxt.AgentAllowed(body, benchAgent.Token, "https://example.com/shop/cart?sort=1")
+	}
+}
+
 type nopHandler struct{}
 
 func (nopHandler) HandleRobotsStart()                      {}

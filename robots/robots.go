@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jimsmart/grobotstxt"
 )
@@ -109,7 +110,7 @@ func Parse(body []byte) *Robots {
 	if lines < 4 {
 		lines = bytes.Count(body, []byte{'\r'}) + 1 // CR-only files
 	}
-	p.pd.text = make([]byte, 0, len(body))
+	p.pd.text = make([]byte, 0, len(body)/2)
 	p.pd.rules = make([]rule, 0, lines)
 	grobotstxt.Parse(string(body), p)
 	p.finish()
@@ -368,12 +369,13 @@ func parseDelay(v string) (time.Duration, bool) {
 
 func (p *parser) finish() {
 	r := p.r
-	r.m.text = string(p.pd.text)
+	r.m.text = freeze(p.pd.text)
 	r.m.rules = p.pd.rules
 	r.m.segs = p.pd.segs
 	r.m.order = make([]int32, 0, len(r.m.rules))
-	r.m.nodes = make([]node, 0, 2*len(r.m.rules)+1)
-	r.m.edges = make([]edge, 0, 2*len(r.m.rules))
+	// A path-compressed trie has about one node and one edge per rule.
+	r.m.nodes = make([]node, 0, len(r.m.rules)+len(r.groups))
+	r.m.edges = make([]edge, 0, len(r.m.rules))
 	var scratch []int32
 	for i := range r.groups {
 		g := &r.groups[i]
@@ -401,6 +403,18 @@ func (p *parser) finish() {
 			r.names[n.name] = n.groups
 		}
 	}
+}
+
+// freeze returns b as a string without copying it when little of its
+// capacity is unused. b must not be modified afterwards.
+func freeze(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(b)-len(b) > len(b)/2+64 {
+		return string(b)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // fit returns s without much unused capacity.
