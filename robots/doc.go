@@ -4,11 +4,13 @@
 //
 // [Parse] reads a file once, through the line parser of
 // github.com/jimsmart/grobotstxt (a port of Google's reference parser), into a
-// compiled form: per group, a trie over the literal prefixes of its rules, with
-// rules ordered longest first. [Robots.Allowed] then normalises the target into
-// a stack buffer and walks that trie; it does not allocate for targets up to
-// 2 KiB, and it never re-parses the file (grobotstxt.AgentAllowed re-parses the
-// whole file for every question).
+// compiled form: per group, a path-compressed trie over the literal prefixes
+// of its rules, with rules ordered longest first and wildcard rules screened
+// by the set of octets they need. [Robots.Allowed] matches a target that is
+// already in normal form in place, normalises any other into a stack buffer,
+// and walks the tries of the groups that apply. It does not allocate for
+// targets up to 2 KiB and never re-parses the file (grobotstxt.AgentAllowed
+// re-parses the whole file for every question).
 //
 // # Matching (RFC 9309 §2.2)
 //
