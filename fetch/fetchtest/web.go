@@ -1,15 +1,16 @@
 // Package fetchtest is a scripted test web for bots: several virtual hosts
-// served by one handler, reachable either over loopback (one
-// [httptest.Server] plus a dialer that maps test host names such as "a.test"
-// to it, so the client sends real requests with real Host headers) or in
-// memory (an [http.RoundTripper] over the same handlers, no sockets, usable
+// served by one handler, reachable either over loopback ([httptest.Server]s
+// for http and https plus a dialer that maps test host names such as
+// "a.test" to them, so the client sends real requests with real Host
+// headers) or in memory (an [http.RoundTripper] over the same handlers, no sockets, usable
 // inside a [testing/synctest] bubble where a 60 s wait takes no real time).
 //
 // Every request is recorded (host, path, method, headers, start and end time,
 // status, bytes written) and checkers fail a test on a broken promise: two
 // requests overlapping on one host, a gap below the delay, a disallowed path
 // fetched, a request during a Retry-After pause, a cookie sent, a method other
-// than GET or HEAD, a wrong User-Agent or From, a missing or bad signature.
+// than GET or HEAD, a wrong User-Agent or From, a missing or bad signature
+// (checked on arrival with a signing.Verifier: [Web.VerifyWith], [Verify]).
 //
 // Scripts are plain [http.Handler] values; the package offers the ones bots
 // meet in the wild: robots.txt variants, sitemaps, 429/503 with and without
