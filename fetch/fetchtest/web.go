@@ -2,8 +2,9 @@
 // served by one handler, reachable either over loopback ([httptest.Server]s
 // for http and https plus a dialer that maps test host names such as
 // "a.test" to them, so the client sends real requests with real Host
-// headers) or in memory (an [http.RoundTripper] over the same handlers, no sockets, usable
-// inside a [testing/synctest] bubble where a 60 s wait takes no real time).
+// headers) or in memory (an [http.RoundTripper] over the same handlers, no
+// sockets, usable inside a [testing/synctest] bubble where a 60 s wait takes
+// no real time).
 //
 // Every request is recorded (host, path, method, headers, start and end time,
 // status, bytes written) and checkers fail a test on a broken promise: two
