@@ -119,16 +119,36 @@ const (
 	minBarW = 1.5
 )
 
+// minSpan is the least time a chart shows, so that a run of one short
+// request does not fill the width.
+const minSpan = 250 * time.Millisecond
+
 func build(r Run) chart {
+	// The chart spans the requests; pauses are drawn inside that span (a
+	// day-long give-up is clipped, and its tooltip says so).
 	var t0, t1 time.Time
-	widen := func(a, b time.Time) {
-		if t0.IsZero() || a.Before(t0) {
-			t0 = a
+	for _, s := range r.Spans {
+		end := s.End
+		if end.IsZero() {
+			end = s.Start
 		}
-		if b.After(t1) {
-			t1 = b
+		if t0.IsZero() || s.Start.Before(t0) {
+			t0 = s.Start
+		}
+		if end.After(t1) {
+			t1 = end
 		}
 	}
+	for _, p := range r.Pauses {
+		if t0.IsZero() || p.Start.Before(t0) {
+			t0 = p.Start
+		}
+		if len(r.Spans) == 0 && p.Start.Add(p.Dur).After(t1) {
+			t1 = p.Start.Add(p.Dur)
+		}
+	}
+	span := max(t1.Sub(t0), minSpan)
+	t1 = t0.Add(span)
 	hosts := map[string]*lane{}
 	get := func(h string) *lane {
 		if hosts[h] == nil {
@@ -136,35 +156,22 @@ func build(r Run) chart {
 		}
 		return hosts[h]
 	}
-	for _, s := range r.Spans {
-		end := s.End
-		if end.IsZero() {
-			end = s.Start
-		}
-		widen(s.Start, end)
-		get(s.Host)
-	}
-	for _, p := range r.Pauses {
-		widen(p.Start, p.Start.Add(p.Dur))
-		get(p.Host)
-	}
-	span := t1.Sub(t0)
-	if span <= 0 {
-		span = time.Second
-	}
 	x := func(t time.Time) float64 { return labelW + plotW*float64(t.Sub(t0))/float64(span) }
-	names := sortedKeys(hosts)
-	c := chart{Title: r.Title, Width: labelW + plotW + 20, Overlaps: r.Overlaps(), Total: span.Round(time.Millisecond).String()}
-	for i, h := range names {
-		hosts[h].Y = topPad + float64(i)*laneH
-	}
 	for _, p := range r.Pauses {
-		l := hosts[p.Host]
-		l.Bars = append(l.Bars, bar{X: x(p.Start), W: max(minBarW, x(p.Start.Add(p.Dur))-x(p.Start)), Class: "pause",
-			Tooltip: fmt.Sprintf("pause %s: %s", p.Dur.Round(time.Millisecond), p.Reason)})
+		end := p.Start.Add(p.Dur)
+		tip := fmt.Sprintf("pause %s: %s", p.Dur.Round(time.Millisecond), p.Reason)
+		if end.After(t1) {
+			end = t1
+			tip += " (goes on past the end of the run)"
+		}
+		if !p.Start.Before(t1) {
+			continue
+		}
+		l := get(p.Host)
+		l.Bars = append(l.Bars, bar{X: x(p.Start), W: max(minBarW, x(end)-x(p.Start)), Class: "pause", Tooltip: tip})
 	}
 	for _, s := range r.Spans {
-		l := hosts[s.Host]
+		l := get(s.Host)
 		end := s.End
 		if end.IsZero() {
 			end = s.Start
@@ -182,7 +189,10 @@ func build(r Run) chart {
 		l.Bars = append(l.Bars, bar{X: x(s.Start), W: max(minBarW, x(end)-x(s.Start)), Class: cls,
 			Tooltip: fmt.Sprintf("%s %d, %s (at +%s)", s.Path, s.Status, end.Sub(s.Start).Round(time.Millisecond), s.Start.Sub(t0).Round(time.Millisecond))})
 	}
-	for _, h := range names {
+	names := sortedKeys(hosts)
+	c := chart{Title: r.Title, Width: labelW + plotW + 20, Overlaps: r.Overlaps(), Total: span.Round(time.Millisecond).String()}
+	for i, h := range names {
+		hosts[h].Y = topPad + float64(i)*laneH
 		c.Lanes = append(c.Lanes, *hosts[h])
 	}
 	c.Height = topPad + float64(len(names))*laneH + 8
@@ -217,7 +227,7 @@ for its path, status and timing. Light blue is a pause the bot took before that 
 <svg width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" xmlns="http://www.w3.org/2000/svg">
 {{range .Ticks}}<line class="grid" x1="{{.X}}" y1="14" x2="{{.X}}" y2="100%"/><text class="tick" x="{{.X}}" y="11" text-anchor="middle">{{.Label}}</text>
 {{end}}{{range .Lanes}}{{$y := .Y}}<text class="lbl" x="4" y="{{$y}}" dy="15">{{.Host}} ({{.Requests}})</text>
-{{range .Bars}}<rect class="{{.Class}}" x="{{.X}}" y="{{$y}}" dy="3" width="{{.W}}" height="20"><title>{{.Tooltip}}</title></rect>
+{{range .Bars}}<rect class="{{.Class}}" x="{{.X}}" y="{{$y}}" width="{{.W}}" height="20"><title>{{.Tooltip}}</title></rect>
 {{end}}{{end}}</svg>
 {{end}}
 </body></html>
