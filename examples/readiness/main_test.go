@@ -23,7 +23,7 @@ func site() *fetchtest.Web {
 	h.Handle("/robots.txt", fetchtest.Robots("User-agent: CleatBot\nDisallow: /staff\n\nSitemap: http://school.test/sitemap.xml\n"))
 	h.Handle("/", fetchtest.HTML(`<a href="/about">About</a><a href="/staff">Staff</a><a href="/admissions">Admissions</a>`))
 	h.Handle("/llms.txt", fetchtest.Text("text/plain", "# School\n"))
-	h.Handle("/sitemap.xml", fetchtest.Sitemap(fetchtest.SitemapURL{Loc: "http://school.test/about"}, fetchtest.SitemapURL{Loc: "http://school.test/admissions"}))
+	h.Handle("/sitemap.xml", fetchtest.Sitemap(fetchtest.SitemapURL{Loc: "http://school.test/about"}, fetchtest.SitemapURL{Loc: "http://school.test/admissions"}, fetchtest.SitemapURL{Loc: "http://school.test/staff"}))
 	h.Handle("/about", fetchtest.HTML("about"))
 	h.Handle("/admissions", fetchtest.Challenge(http.StatusForbidden))
 	h.Handle("/staff", fetchtest.HTML("staff"))
@@ -59,8 +59,8 @@ func TestReadiness_B10_Report(t *testing.T) {
 			"| http://school.test/robots.txt | 200 | found | 1 sitemap(s) declared |",
 			"| http://school.test/llms.txt | 200 | found |",
 			"| http://school.test/llms-full.txt | 404 | missing |",
-			"| http://school.test/sitemap.xml | 200 | found | 2 pages listed |",
-			"| http://school.test/staff | - | not read: robots.txt disallows | robots.txt: Disallow: /staff",
+			"| http://school.test/sitemap.xml | 200 | found | 3 pages listed |",
+			"| http://school.test/staff | - | not read: robots.txt disallows | robots.txt: Disallow: /staff (listed in the sitemap) |",
 			"| http://school.test/admissions | 403 | blocked by bot protection |",
 		} {
 			if !strings.Contains(string(md), want) {

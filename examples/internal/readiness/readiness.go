@@ -161,10 +161,19 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 			pages = append(pages, p)
 		}
 		sort.Strings(pages)
+		rules, _ := c.s.Tap.Robots(site)
 		for _, p := range pages {
-			if u, err := url.Parse(p); err == nil {
-				front.Add(u, 1, "sitemap")
+			u, err := url.Parse(p)
+			if err != nil {
+				continue
 			}
+			// What robots.txt keeps BothyBot from is reported without a request.
+			if ok, rule := rules.Decide(c.agent, u.RequestURI()); rules != nil && !ok && crawl.Site(u) == crawl.Site(site) {
+				add(report.Item{Kind: "page", URL: p, Outcome: "disallowed", Why: "robots.txt: " + rule + " (listed in the sitemap)"})
+				front.MarkSeen(u)
+				continue
+			}
+			front.Add(u, 1, "sitemap")
 		}
 	}
 	// Pages: sitemap entries first, then links from the home page.
