@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -271,6 +272,74 @@ func TestGate_C3_ReassertAfterDataLoss(t *testing.T) {
 	}
 	if !l.State().NotBefore.Equal(next.NotBefore) {
 		t.Errorf("State after loss = %+v, want %+v", l.State(), next)
+	}
+	_ = l.Release(politeness.State{})
+}
+
+// countHook counts the commands a client sends.
+type countHook struct{ n atomic.Int64 }
+
+func (h *countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// Waiting does not poll: a waiter behind a busy host and a caller sleeping
+// until the host's NotBefore each send a handful of commands, however long
+// they wait.
+func TestGate_WaitsWithoutPolling(t *testing.T) {
+	addr := needRedis(t)
+	prefix := testPrefix()
+	holder := newTestGate(t, newClient(t, addr), prefix, nil)
+	c := newClient(t, addr)
+	var h countHook
+	c.AddHook(&h)
+	waiter := newTestGate(t, c, prefix, nil) // MaxWait 2s, LeaseTTL 10s
+	ctx := context.Background()
+
+	const busy = "http://busy.test:80"
+	l, err := holder.Acquire(ctx, busy, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := func(d time.Duration) {
+		short, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		if _, err := waiter.Acquire(short, busy, proceed); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("waiter: %v", err)
+		}
+	}
+	wait(50 * time.Millisecond) // connects and subscribes
+	h.n.Store(0)
+	wait(800 * time.Millisecond)
+	if n := h.n.Load(); n > 1 {
+		t.Errorf("waiting 800ms behind a busy host took %d commands, want 1 (no polling)", n)
+	}
+	_ = l.Release(politeness.State{NotBefore: time.Now().Add(800 * time.Millisecond)})
+
+	h.n.Store(0)
+	const paced = "http://paced.test:80"
+	l, err = holder.Acquire(ctx, paced, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Release(politeness.State{NotBefore: time.Now().Add(800 * time.Millisecond)})
+	until := func(s politeness.State) (time.Duration, error) { return time.Until(s.NotBefore), nil }
+	l, err = waiter.Acquire(ctx, paced, until)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := h.n.Load(); n > 2 {
+		t.Errorf("sleeping 800ms until NotBefore took %d commands, want 2 (take, re-read)", n)
 	}
 	_ = l.Release(politeness.State{})
 }
