@@ -1,0 +1,25 @@
+package links_test
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/goodbot-go/goodbot/examples/internal/links"
+)
+
+func ExampleExtract() {
+	page, _ := url.Parse("http://bakery.test/about/partners")
+	ls, _ := links.Extract(page, strings.NewReader(`<p>Listed at <a href="https://WWW.CityDir.test:443/listing/bakery#reviews">City Directory</a>
+		and <a href="../contact" rel="nofollow">contact</a></p>`))
+	for _, l := range ls {
+		fmt.Printf("%s %q rel=%q\n", links.Normalize(l.URL), l.Text, l.Rel)
+	}
+	backlink, _ := url.Parse("http://citydir.test/listing/bakery")
+	m, ok := links.Match(ls, backlink)
+	fmt.Println(ok, m.Href)
+	// Output:
+	// https://www.citydir.test/listing/bakery "City Directory" rel=""
+	// http://bakery.test/contact "contact" rel="nofollow"
+	// true https://WWW.CityDir.test:443/listing/bakery#reviews
+}
