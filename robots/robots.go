@@ -510,6 +510,9 @@ func (m *matcher) lit(ru *rule) string { return m.text[ru.off : ru.off+ru.lit] }
 // time and memory stay linear in the size of the rules even for hostile
 // files.
 func (m *matcher) compile(idx []int32) int32 {
+	if len(idx) == 1 {
+		return m.build(idx, 0)
+	}
 	slices.SortFunc(idx, func(x, y int32) int {
 		if c := strings.Compare(m.lit(&m.rules[x]), m.lit(&m.rules[y])); c != 0 {
 			return c
@@ -531,6 +534,23 @@ func (m *matcher) build(idx []int32, depth int) int32 {
 		k++
 	}
 	here := idx[:k]
+	if k > 1 {
+		m.sortLongestFirst(here)
+	}
+	nd := node{depth: int32(depth), rule0: int32(len(m.order)), nrule: int32(k), maxPrio: -1}
+	m.order = append(m.order, here...)
+	if k > 0 {
+		nd.maxPrio = rules[here[0]].n
+	}
+	m.addChildren(&nd, idx[k:], depth)
+	m.nodes[self] = nd
+	return self
+}
+
+// sortLongestFirst orders the rules of one node: longest first, Allow before
+// Disallow at equal length.
+func (m *matcher) sortLongestFirst(here []int32) {
+	rules := m.rules
 	slices.SortFunc(here, func(x, y int32) int {
 		rx, ry := &rules[x], &rules[y]
 		if rx.n != ry.n {
@@ -544,15 +564,14 @@ func (m *matcher) build(idx []int32, depth int) int32 {
 		}
 		return int(x - y)
 	})
-	nd := node{depth: int32(depth), rule0: int32(len(m.order)), nrule: int32(k), maxPrio: -1}
-	m.order = append(m.order, here...)
-	if k > 0 {
-		nd.maxPrio = rules[here[0]].n
-	}
-	// Children: runs of idx[k:] with the same byte at depth. Each edge is
-	// labelled with the run's longest common prefix (that of its first and
-	// last, as the run is sorted).
-	rest := idx[k:]
+}
+
+// addChildren adds the children of nd: runs of rest (sorted by literal
+// prefix, all longer than depth) with the same byte at depth. Each edge is
+// labelled with the run's longest common prefix (that of its first and last,
+// as the run is sorted).
+func (m *matcher) addChildren(nd *node, rest []int32, depth int) {
+	rules := m.rules
 	nkids := 0
 	for i := 0; i < len(rest); nkids++ {
 		i = m.runEnd(rest, i, depth)
@@ -572,13 +591,11 @@ func (m *matcher) build(idx []int32, depth int) int32 {
 		to := m.build(rest[i:j], end)
 		m.edges[e] = edge{c: first[depth], to: to, off: rules[rest[i]].off + int32(depth), n: int32(end - depth)}
 		e++
-		if m := m.nodes[to].maxPrio; m > nd.maxPrio {
-			nd.maxPrio = m
+		if mp := m.nodes[to].maxPrio; mp > nd.maxPrio {
+			nd.maxPrio = mp
 		}
 		i = j
 	}
-	m.nodes[self] = nd
-	return self
 }
 
 // runEnd returns the end of the run of rest[i:] whose literal prefixes have
