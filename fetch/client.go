@@ -586,6 +586,9 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
 	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
