@@ -53,6 +53,12 @@ type Bot struct {
 	// RobotsTimeout bounds one robots.txt fetch, redirects included; a
 	// robots.txt that times out closes the site (D8). Zero means 30 s.
 	RobotsTimeout time.Duration
+	// RobotsRetry is the robots.txt failure policy: after a server error,
+	// 429, timeout or network error the whole site is closed (H5, D8) and
+	// its robots.txt asked for again at most once per RobotsRetry (however
+	// often the site is checked) until it answers 2xx or 4xx. Zero means
+	// one minute.
+	RobotsRetry time.Duration
 	// Robots, if set, is the robots.txt cache to use as is (its
 	// Transport and Header are left alone, so robots.txt requests are not
 	// paced or signed by fetch); it overrides RobotsTTL, RobotsTimeout and

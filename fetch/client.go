@@ -182,7 +182,8 @@ func newChain(bot Bot) (*chain, error) {
 	}
 	c.robots = bot.Robots
 	if c.robots == nil {
-		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, Store: bot.RobotsStore, Logger: bot.Logger}
+		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, RetryInterval: bot.RobotsRetry,
+			Store: bot.RobotsStore, Logger: bot.Logger}
 	}
 	pol := &politeness.Transport{
 		Base:       rt,

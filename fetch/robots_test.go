@@ -142,13 +142,17 @@ func TestRobots_H5_SiteStopsUntilReadable(t *testing.T) {
 			fetchtest.Status(http.StatusBadGateway),
 			fetchtest.Robots("User-agent: *\nAllow: /\n"))).
 			Fallback(fetchtest.HTML("p"))
-		f := mustFetcher(t, memBot(w))
+		bot := memBot(w)
+		bot.RobotsRetry = 5 * time.Minute
+		f := mustFetcher(t, bot)
 		for _, p := range []string{"/a", "/b", "/c"} {
 			get(t, f, "http://a.test"+p, fetch.Unreachable)
 		}
-		time.Sleep(61 * time.Second)
+		time.Sleep(4 * time.Minute)
+		get(t, f, "http://a.test/a", fetch.Unreachable) // still closed, robots.txt not asked
+		time.Sleep(time.Minute)
 		get(t, f, "http://a.test/a", fetch.Unreachable) // 502 now
-		time.Sleep(61 * time.Second)
+		time.Sleep(5 * time.Minute)
 		get(t, f, "http://a.test/a", fetch.OK)
 		if n := w.Count("a.test", "/robots.txt"); n != 3 {
 			t.Errorf("robots.txt asked %d times, want 3", n)
