@@ -27,9 +27,10 @@ func parish(robots string) *fetchtest.Web {
 	w := fetchtest.New()
 	h := w.Host("parish.test")
 	h.Handle("/robots.txt", fetchtest.Robots(robots))
-	h.Handle("/", fetchtest.Page{Body: `<a href="/mass">Mass</a> <a href="/staff/rota">rota</a> <a href="/archive/1">old</a>
+	h.Handle("/", fetchtest.Page{Body: `<a href="/mass">Mass</a> <a href="/staff/rota">rota</a> <a href="/archive/1">old</a> <a href="/visit">visit</a>
 		<a href="/news" rel="nofollow">news</a> <a href="http://elsewhere.test/">away</a>`, ETag: `"h1"`, LastModified: lastmod})
 	h.Handle("/mass", fetchtest.Page{Body: `<p>Sunday 10am</p><a href="/">home</a>`, ETag: `"m1"`, LastModified: lastmod})
+	h.Handle("/visit", fetchtest.HTML(`<p>Only linked from the home page</p>`))
 	h.Handle("/contact", fetchtest.Page{Body: `<p>Call us</p>`, ETag: `"c1"`, LastModified: lastmod})
 	h.Handle("/staff/rota", fetchtest.HTML("rota"))
 	h.Handle("/archive/1", fetchtest.HTML("archive"))
@@ -106,13 +107,15 @@ func TestBothy_B1_B2_B3_B5_B7_B12_Crawl(t *testing.T) {
 		if r, ok := out.Result("http://parish.test/protected"); !ok || r.Outcome != "blocked" {
 			t.Errorf("B7: challenge page result %+v", r)
 		}
-		for _, p := range []string{"/", "/mass", "/contact"} {
+		for _, p := range []string{"/", "/mass", "/contact", "/visit"} { // B7: sitemap pages and public links
 			if r, _ := out.Result("http://parish.test" + p); r.Outcome != "ok" {
 				t.Errorf("%s: %+v", p, r)
 			}
 		}
-		if r, _ := out.Result("http://parish.test/staff/rota"); r.Outcome != "" {
-			t.Errorf("B3: disallowed page was queued: %+v", r)
+		for _, p := range []string{"/staff/rota", "/archive/1"} { // B3: recorded, never requested
+			if r, _ := out.Result("http://parish.test" + p); r.Outcome != "disallowed" || r.Status != 0 {
+				t.Errorf("B3: %s: %+v", p, r)
+			}
 		}
 	})
 }
@@ -155,7 +158,7 @@ func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
 		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
 		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
 		reqs := w.RequestsTo("parish.test")
-		var sawBackoff, slower bool
+		var sawBackoff, slower, retried bool
 		for i, r := range reqs {
 			if r.Status == http.StatusServiceUnavailable && i+1 < len(reqs) {
 				if gap := reqs[i+1].Start.Sub(r.End); gap >= time.Minute {
@@ -163,15 +166,24 @@ func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
 				} else {
 					t.Errorf("B6: 503 without Retry-After followed after %v, want >= 1m", gap)
 				}
-				if i+2 < len(reqs) && reqs[i+2].Start.Sub(reqs[i+1].End) > 2*time.Second {
-					slower = true
-				}
 			}
+			if r.Status == http.StatusTooManyRequests && i+2 < len(reqs) && reqs[i+2].Start.Sub(reqs[i+1].End) > 2*time.Second {
+				slower = true
+			}
+			if r.Path == "/mass" && r.Status == http.StatusOK {
+				retried = true
+			}
+		}
+		if !retried {
+			t.Error("B6: the rate-limited page was not fetched after the pause")
 		}
 		if !sawBackoff {
 			t.Errorf("B6: no backoff seen; requests: %d\n%s", len(reqs), out.Stderr)
 		}
 		if !slower {
+			for _, r := range reqs {
+				t.Logf("%s %s %d", r.Start.Format("15:04:05.000"), r.Path, r.Status)
+			}
 			t.Errorf("B6: host not crawled more slowly after the pause")
 		}
 		var paused bool

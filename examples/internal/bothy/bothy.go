@@ -107,7 +107,15 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	front.Add(home, 0, "seed")
 
 	// The home page first: it brings robots.txt (and its Sitemap lines).
-	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, OnPage: b.keep}
+	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
+		b.keep(it, p, r)
+		if base, err := url.Parse(r.FinalURL); err == nil && r.Outcome == "ok" && botkit.IsHTML(p) {
+			if r.FinalURL == "" {
+				base = it.URL
+			}
+			front.AddLinks(base, p.Body, 1, origin(site)) // its links join the sitemap's pages
+		}
+	}}
 	first.Frontier.Add(site, 0, "seed")
 	counts := first.Run(ctx, b.s)
 	if r, ok := b.s.Tap.Robots(site); ok && r.Unreachable() {

@@ -2,6 +2,7 @@ package botkit
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/url"
 	"sort"
@@ -54,7 +55,8 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			if c.OnPage != nil {
 				c.OnPage(it, p, r)
 			}
-			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err)}
+			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err),
+				Retry: errors.Is(err, fetch.ErrRateLimited)}
 			if p != nil && err == nil && IsHTML(p) {
 				cp.Body = p.Body
 				if u, perr := url.Parse(p.FinalURL); perr == nil {

@@ -1,15 +1,11 @@
 package crawl
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/goodbot-go/goodbot/examples/internal/links"
 )
 
 // Page is what a bot's Get reports for one item.
@@ -24,6 +20,9 @@ type Page struct {
 	// is down, asked for a wait longer than the bot takes, or its robots.txt
 	// is unreachable (H4, H5, H6).
 	StopSite bool
+	// Retry asks for one more attempt later (a rate-limit answer: the site
+	// is paused, the page is still wanted).
+	Retry bool
 }
 
 // Crawler runs a [Frontier] to the end: one worker per site with queued
@@ -109,6 +108,9 @@ func (c *Crawler) worker(ctx context.Context, site string) {
 		if c.OnPage != nil {
 			c.OnPage(it, p)
 		}
+		if p.Retry {
+			c.Frontier.Retry(it)
+		}
 		if p.StopSite {
 			if n := c.Frontier.Drop(site); n > 0 {
 				c.Log.Warn("giving up on site", "site", site, "dropped", n, "reason", p.Reason)
@@ -120,16 +122,11 @@ func (c *Crawler) worker(ctx context.Context, site string) {
 			if base == nil {
 				base = it.URL
 			}
-			ls, _ := links.Extract(base, bytes.NewReader(p.Body))
-			added := false
-			for _, l := range ls {
-				if strings.Contains(" "+l.Rel+" ", " nofollow ") {
-					continue
-				}
-				if (c.CrossSite || Site(l.URL) == site) && c.Frontier.Add(l.URL, it.Depth+1, "link") {
-					added = true
-				}
+			only := site
+			if c.CrossSite {
+				only = ""
 			}
+			added := c.Frontier.AddLinks(base, p.Body, it.Depth+1, only) > 0
 			if added {
 				c.schedule(ctx) // starts workers for other sites' new links
 			}

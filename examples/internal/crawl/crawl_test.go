@@ -141,3 +141,19 @@ func TestCrawler_Cancel(t *testing.T) {
 		t.Errorf("%d fetched after cancel", c.Done())
 	}
 }
+
+// A rate-limited page is tried once more, after the site's other pages.
+func TestCrawler_RetryRateLimitedOnce(t *testing.T) {
+	f := &Frontier{}
+	f.Add(u("http://a.test/1"), 0, "seed")
+	f.Add(u("http://a.test/2"), 0, "seed")
+	var got []string
+	c := &Crawler{Frontier: f, Get: func(ctx context.Context, it Item) Page {
+		got = append(got, it.URL.Path)
+		return Page{Outcome: "rate_limited", Retry: it.URL.Path == "/1"}
+	}}
+	c.Run(context.Background())
+	if fmt.Sprint(got) != "[/1 /2 /1]" {
+		t.Errorf("order %v", got)
+	}
+}

@@ -6,6 +6,7 @@
 package crawl
 
 import (
+	"bytes"
 	"net/url"
 	"path"
 	"strings"
@@ -40,6 +41,7 @@ type Item struct {
 	Site  string // scheme://host[:port], lowercased
 	Depth int    // links from the seed
 	From  string // "seed", "sitemap", "link"
+	Tries int    // earlier attempts (see Retry)
 }
 
 // Site returns the site key of u: scheme://host[:port] with the default port
@@ -77,6 +79,41 @@ func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
 	v := *u
 	v.Fragment, v.RawFragment = "", ""
 	f.queues[site] = append(f.queues[site], Item{URL: &v, Key: key, Site: site, Depth: depth, From: from})
+	return true
+}
+
+// AddLinks queues the links of the HTML page body (found at base), except
+// rel=nofollow ones; with site set, only links to that site. It returns how
+// many were queued.
+func (f *Frontier) AddLinks(base *url.URL, body []byte, depth int, site string) int {
+	ls, _ := links.Extract(base, bytes.NewReader(body))
+	n := 0
+	for _, l := range ls {
+		if strings.Contains(" "+l.Rel+" ", " nofollow ") || (site != "" && Site(l.URL) != site) {
+			continue
+		}
+		if f.Add(l.URL, depth, "link") {
+			n++
+		}
+	}
+	return n
+}
+
+// Retry queues it again at the end of its site's queue, for one more
+// attempt after a rate-limit answer (the pause itself is the politeness
+// transport's). It reports whether it was queued: an item is retried once.
+func (f *Frontier) Retry(it Item) bool {
+	if it.Tries >= 1 {
+		return false
+	}
+	it.Tries++
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queues == nil {
+		f.queues = map[string][]Item{}
+	}
+	f.queues[it.Site] = append(f.queues[it.Site], it)
+	f.queued++
 	return true
 }
 

@@ -8,7 +8,6 @@
 package readiness
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/crawl"
-	"github.com/goodbot-go/goodbot/examples/internal/links"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/examples/internal/report"
 	"github.com/goodbot-go/goodbot/fetch"
@@ -179,10 +177,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	// Pages: sitemap entries first, then links from the home page.
 	if homeErr == nil && botkit.IsHTML(homePage) {
 		base, _ := url.Parse(homePage.FinalURL)
-		ls, _ := links.Extract(base, bytes.NewReader(homePage.Body))
-		for _, l := range ls {
-			front.Add(l.URL, 1, "link")
-		}
+		front.AddLinks(base, homePage.Body, 1, crawl.Site(site))
 	}
 	cr := &botkit.Crawl{Fetcher: c.f, Frontier: front, FollowLinks: c.full, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		add(item("page", r))
