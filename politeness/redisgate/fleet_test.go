@@ -328,7 +328,7 @@ func TestFleet_C3_D10_ThreeProcesses20Hosts(t *testing.T) {
 	const delay = 100 * time.Millisecond
 	web := newTestWeb(t, webOptions{service: 5 * time.Millisecond})
 	cfg := workerConfig{Redis: addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
-		Hosts: fleetHosts(20), Pages: 3, Delay: delay, TTL: time.Second, Fence: 100 * time.Millisecond,
+		Hosts: fleetHosts(20), Pages: 3, Delay: delay, TTL: 3 * time.Second, Fence: 100 * time.Millisecond,
 		MaxWait: 500 * time.Millisecond}
 	start := time.Now()
 	ws := runFleet(t, 3, cfg, false)
@@ -359,7 +359,7 @@ func TestFleet_C3_D10_ThreeProcesses20Hosts(t *testing.T) {
 // at most the lease TTL; the others then carry on, keeping the promises (C3).
 func TestFleet_C3_KilledWorkerReleasesAfterTTL(t *testing.T) {
 	addr := needRedis(t)
-	const delay, ttl = 100 * time.Millisecond, 900 * time.Millisecond
+	const delay, ttl = 100 * time.Millisecond, 1500 * time.Millisecond
 	hosts := fleetHosts(20)
 	web := newTestWeb(t, webOptions{service: 5 * time.Millisecond, hangPath: hosts[0] + "/p1"})
 	cfg := workerConfig{Redis: addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
@@ -442,10 +442,10 @@ func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 			}
 		}})
 	cfg := workerConfig{Redis: srv.addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
-		Hosts: fleetHosts(hosts), Pages: pages, Delay: delay, TTL: 600 * time.Millisecond,
+		Hosts: fleetHosts(hosts), Pages: pages, Delay: delay, TTL: time.Second,
 		// The fence must outlast a holder's reconnection: go-redis retries a
 		// failed dial only once a second after many failures.
-		Fence: 2 * time.Second, MaxWait: 300 * time.Millisecond, Retry: 20 * time.Second}
+		Fence: 2500 * time.Millisecond, MaxWait: 300 * time.Millisecond, Retry: 20 * time.Second}
 	ws := runFleet(t, 3, cfg, false)
 	select {
 	case <-reached:
