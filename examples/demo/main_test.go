@@ -18,7 +18,7 @@ func TestDemo_AllPromisesKept(t *testing.T) {
 		t.Skip("the demo runs on loopback in real (scaled) time")
 	}
 	dir := t.TempDir()
-	out := bottest.RunWith(t, demo.Run, nil, "-out", dir, "-scale", "0.02")
+	out := bottest.RunWith(t, demo.Run, nil, "-out", dir, "-scale", "0.05")
 	if out.Code != 0 || !strings.Contains(out.Stdout, " 0 broken") || strings.Contains(out.Stdout, "BROKEN") {
 		t.Fatalf("exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
 	}

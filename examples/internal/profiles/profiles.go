@@ -46,6 +46,13 @@ func Scale(d time.Duration, f float64) time.Duration {
 	return max(time.Duration(float64(d)*f), time.Millisecond)
 }
 
+// ScaleTimeout scales a fetch time limit like Scale, but never below two
+// seconds (or d, if shorter), so that a scaled-down demo on a busy machine
+// does not turn slow answers into timeouts.
+func ScaleTimeout(d time.Duration, f float64) time.Duration {
+	return max(Scale(d, f), min(d, 2*time.Second))
+}
+
 // Bothy is BothyBot's profile, for its crawler and its readiness check.
 func Bothy(key ed25519.PrivateKey, scale float64) fetch.Bot {
 	return fetch.Bot{
@@ -62,7 +69,7 @@ func Bothy(key ed25519.PrivateKey, scale float64) fetch.Bot {
 			BreakerCoolOff: Scale(10*time.Minute, scale),
 		}, // B6: afterwards more slowly: the default slow-down (MaxSlowdown 3)
 		Signer: &signing.Signer{Key: key, Agent: BothyAgent, Form: signing.BareURL}, // B2, B12 (robots.txt fetches signed too)
-		Limits: fetch.Limits{Timeout: Scale(30*time.Second, scale)},
+		Limits: fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
 	}
 }
 
@@ -88,7 +95,7 @@ func Hooty(maxWait time.Duration, scale float64) fetch.Bot {
 		HTMLOnly: true, // H7: HTML pages only
 		// H7: never forms (fetch sends only GET/HEAD), logins, carts or
 		// checkouts: fetch.DefaultDeny and fetch.DefaultLogin apply (nil).
-		Limits: fetch.Limits{Timeout: Scale(30*time.Second, scale)},
+		Limits: fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
 	}
 }
 
@@ -109,7 +116,7 @@ func Sofya(local netip.Addr, scale float64) fetch.Bot {
 		HTMLOnly:  true,  // S7: HTML over plain HTTP, no scripts
 		Once:      true,  // S8: each URL once (with Fetched from the state file)
 		LocalAddr: local, // S2
-		Limits:    fetch.Limits{Timeout: Scale(30*time.Second, scale)},
+		Limits:    fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
 		// S9: 401/403 and redirects to login pages end as AuthRequired
 		// (fetch.DefaultLogin).
 	}
@@ -124,9 +131,9 @@ func Directories(key ed25519.PrivateKey, blocked []string, scale float64) fetch.
 		RobotsTTL: Scale(24*time.Hour, scale),                                                     // D9: cached 24 hours
 		Signer:    &signing.Signer{Key: key, Agent: DirectoriesAgent, Form: signing.QuotedString}, // D2
 		Limits: fetch.Limits{
-			Timeout:      Scale(15*time.Second, scale), // D11: 15 s for the whole fetch
-			MaxRedirects: 3,                            // D4, D11
-			MaxBodyBytes: 5_000_000,                    // D11: stop reading after 5 MB
+			Timeout:      ScaleTimeout(15*time.Second, scale), // D11: 15 s for the whole fetch
+			MaxRedirects: 3,                                   // D4, D11
+			MaxBodyBytes: 5_000_000,                           // D11: stop reading after 5 MB
 		},
 		// D10: one connection per host: fetch's default base transport keeps
 		// at most one per host, and the politeness gate one request per host.
