@@ -35,11 +35,18 @@ func benchServer(b *testing.B) *httptest.Server {
 	return srv
 }
 
-func benchGet(b *testing.B, c *http.Client, url string) {
+func benchGet(b *testing.B, c *http.Client, url string, header ...string) {
 	b.Helper()
 	b.ReportAllocs()
 	get := func() {
-		resp, err := c.Get(url)
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := c.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,9 +86,22 @@ func BenchmarkBareClient(b *testing.B) {
 	benchGet(b, &http.Client{Transport: tr}, srv.URL+"/page")
 }
 
+// BenchmarkBareClientSameHeaders is the baseline sending the headers the
+// bot sends (User-Agent, From, Accept): the server's work is then the same.
+func BenchmarkBareClientSameHeaders(b *testing.B) {
+	srv := benchServer(b)
+	tr := bareTransport()
+	defer tr.CloseIdleConnections()
+	benchGet(b, &http.Client{Transport: tr}, srv.URL+"/page",
+		"User-Agent", benchUA, "From", "bot@bench.example",
+		"Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+}
+
+const benchUA = "BenchBot/1.0 (+https://bench.example/bot)"
+
 func benchBot(tr http.RoundTripper) fetch.Bot {
 	return fetch.Bot{
-		UserAgent:  "BenchBot/1.0 (+https://bench.example/bot)",
+		UserAgent:  benchUA,
 		From:       "bot@bench.example",
 		Transport:  tr,
 		Politeness: politeness.Policy{MinDelay: -1},
