@@ -98,7 +98,7 @@ func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages 
 		fs.IntVar(&f.MaxPages, "max-pages", defaultMaxPages, "stop after `N` pages per site")
 	}
 	fs.BoolVar(&f.JSON, "json", false, "print one JSON object per URL handled on stdout")
-	fs.BoolVar(&f.Verbose, "v", false, "log every request (debug level) on stderr")
+	fs.BoolVar(&f.Verbose, "v", false, "debug-level logs on stderr (robots.txt fetches, refusals, pacing)")
 }
 
 // Parse parses args into fs, printing usage on error. It returns false (and

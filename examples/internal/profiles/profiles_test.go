@@ -1,0 +1,55 @@
+package profiles
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+// Every profile composes into a fetcher, and its identity is the page's.
+func TestProfiles_B1_H1_S1_D1(t *testing.T) {
+	for name, tc := range map[string]struct {
+		bot   fetch.Bot
+		ua    string
+		token string
+	}{
+		"bothy":       {Bothy(signingtest.BothyKey(), 1), "BothyBot/1.0 (+https://bothy.tools/bot)", "BothyBot"},
+		"hooty":       {Hooty(0, 1), "Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)", "HootyBot"},
+		"sofya":       {Sofya(netip.MustParseAddr("127.0.0.1"), 1), "SofyaBot/1.0 (+https://sofya.co/bot)", "SofyaBot"},
+		"directories": {Directories(signingtest.DirectoriesKey(), []string{"spam.test"}, 1), "DirectoriesBot/1.0 (+https://directories.prosvita.io/bot; verification for {directory})", "DirectoriesBot"},
+	} {
+		if tc.bot.UserAgent != tc.ua || tc.bot.Token != tc.token {
+			t.Errorf("%s: UA %q token %q", name, tc.bot.UserAgent, tc.bot.Token)
+		}
+		if _, err := fetch.NewFetcher(tc.bot); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestScale(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		f    float64
+		want time.Duration
+	}{
+		{2 * time.Second, 1, 2 * time.Second},
+		{2 * time.Second, 0, 2 * time.Second},
+		{2 * time.Second, 0.05, 100 * time.Millisecond},
+		{time.Microsecond, 0.001, time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := Scale(tt.d, tt.f); got != tt.want {
+			t.Errorf("Scale(%v, %v) = %v, want %v", tt.d, tt.f, got, tt.want)
+		}
+	}
+	if got := ScaleTimeout(15*time.Second, 0.01); got != 2*time.Second {
+		t.Errorf("ScaleTimeout floor: %v", got)
+	}
+	if got := ScaleTimeout(time.Second, 0.01); got != time.Second {
+		t.Errorf("ScaleTimeout short: %v", got)
+	}
+}
