@@ -67,6 +67,12 @@ func opError(op, host string, err error) *Error {
 	return &Error{Op: op, Host: host, Kind: kindOf(err), Err: err}
 }
 
+// isTimeout reports a timeout, after which a command may have run unseen.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
 func kindOf(err error) error {
 	var ne net.Error
 	var rerr redis.Error

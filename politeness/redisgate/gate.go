@@ -188,8 +188,10 @@ func (g *Gate) acquire(ctx context.Context, host string, ready func(politeness.S
 				l.stopRenewing()
 				g.log.Warn("redisgate: lease lost while waiting", "host", host)
 				again = false
-			default:
+			case code == 1:
 				l.st = st
+				// code 2: re-asserted after Redis lost its data; the State
+				// read before is still the host's (nobody else held it).
 			}
 		}
 	}
@@ -213,6 +215,13 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 			[]string{g.epochKey(), g.leaseKey(host), g.stateKey(host)},
 			token, g.ttl.Milliseconds(), g.fence.Milliseconds()).Slice()
 		if err != nil {
+			if ctx.Err() != nil || isTimeout(err) {
+				// The script may have run without its answer reaching us:
+				// free what may be ours rather than block the host for a TTL.
+				if rerr := g.release(host, token, nil); rerr != nil {
+					g.log.Warn("redisgate: release after interrupted acquire failed", "host", host, "err", rerr)
+				}
+			}
 			if ctx.Err() != nil {
 				return politeness.State{}, ctx.Err()
 			}

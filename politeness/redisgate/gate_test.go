@@ -343,3 +343,54 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 	}
 	_ = l.Release(politeness.State{})
 }
+
+// cancelHook makes the next command look interrupted: it runs, then its
+// caller's context is canceled and the answer is lost.
+type cancelHook struct {
+	countHook
+	armed  atomic.Bool
+	cancel context.CancelFunc
+}
+
+func (h *cancelHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if h.armed.CompareAndSwap(true, false) {
+			h.cancel()
+			return context.Canceled
+		}
+		return err
+	}
+}
+
+// An Acquire whose context ends while its script runs does not leave the
+// host locked for a lease TTL.
+func TestGate_C3_InterruptedAcquireFreesHost(t *testing.T) {
+	addr := needRedis(t)
+	prefix := testPrefix()
+	c := newClient(t, addr)
+	h := new(cancelHook)
+	c.AddHook(h)
+	g := newTestGate(t, c, prefix, nil) // LeaseTTL 10s
+	other := newTestGate(t, newClient(t, addr), prefix, nil)
+	l, err := g.Acquire(context.Background(), "http://warm.test:80", proceed) // loads the scripts
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Release(politeness.State{})
+
+	const host = "http://interrupted.test:80"
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.armed.Store(true)
+	if _, err := g.Acquire(ctx, host, proceed); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted Acquire = %v, want context.Canceled", err)
+	}
+	short, stop := context.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	l, err = other.Acquire(short, host, proceed)
+	if err != nil {
+		t.Fatalf("host still locked after an interrupted Acquire: %v", err)
+	}
+	_ = l.Release(politeness.State{})
+}
