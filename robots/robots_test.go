@@ -491,3 +491,22 @@ func TestAllowed_HostileWildcards(t *testing.T) {
 		t.Errorf("took %v", el)
 	}
 }
+
+// The result does not refer to the body: the caller may reuse its buffer.
+func TestParse_DoesNotRetainBody(t *testing.T) {
+	body := []byte("User-agent: BothyBot\nDisallow: /%7Eprivate\nCrawl-delay: 2\nSitemap: https://example.com/s.xml\n")
+	r := Parse(body)
+	for i := range body {
+		body[i] = 'X'
+	}
+	a := Agent{Token: "bothybot"}
+	if r.Allowed(a, "/~private/x") || !r.Allowed(a, "/public") {
+		t.Error("rules changed with the body")
+	}
+	if d, _ := r.CrawlDelay(a); d != 2*time.Second {
+		t.Errorf("CrawlDelay = %v", d)
+	}
+	if s := r.Sitemaps(); len(s) != 1 || s[0] != "https://example.com/s.xml" {
+		t.Errorf("Sitemaps = %q", s)
+	}
+}
