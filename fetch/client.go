@@ -288,7 +288,9 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		closeBody(req)
 		c.log.Debug("fetch: robots.txt refused", "url", req.URL.String(), "err", err)
-		return nil, wrap(err, req.URL.String())
+		// Classified as a robots outcome even when the robots.txt fetch
+		// failed on one of this chain's own errors.
+		return nil, &Error{Outcome: classify(err), URL: req.URL.String(), Err: err}
 	}
 
 	// A shallow copy with its own header: the layers below clone again
@@ -348,17 +350,28 @@ func (c *chain) checkURL(u *url.URL) error {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return fmt.Errorf("%w: %v", ErrBadURL, u)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	for _, d := range c.blocked {
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
-		}
+	if err := c.checkBlocked(u); err != nil {
+		return err
 	}
 	if p := matchURLWords(u, c.login); p != "" {
 		return &Error{Outcome: AuthRequired, URL: u.String(), Err: fmt.Errorf("fetch: login page (%q)", p)}
 	}
 	if p := matchURLWords(u, c.deny); p != "" {
 		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
+	}
+	return nil
+}
+
+// checkBlocked refuses URLs on the domain block list (D14).
+func (c *chain) checkBlocked(u *url.URL) error {
+	if len(c.blocked) == 0 {
+		return nil
+	}
+	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	for _, d := range c.blocked {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
+		}
 	}
 	return nil
 }
@@ -475,6 +488,10 @@ func isHTML(ct string) bool {
 type robotsTransport struct{ c *chain }
 
 func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.c.checkBlocked(req.URL); err != nil {
+		closeBody(req)
+		return nil, err // a robots.txt redirect into a blocked domain: unreachable
+	}
 	ctx := context.WithValue(req.Context(), budgetKey{}, (*budget)(nil))
 	out := req.WithContext(context.WithValue(ctx, robotsReqKey{}, t.c))
 	out.Header = cloneHeader(req.Header)

@@ -165,12 +165,15 @@ func TestIdentity_D14_BlockedDomain(t *testing.T) {
 	site(w, "blocked.test", "")
 	site(w, "www.blocked.test", "")
 	site(w, "ok.test", "").Handle("/away", fetchtest.Redirect("http://www.blocked.test/", 0))
+	w.Host("redir.test").Handle("/robots.txt", fetchtest.Redirect("http://blocked.test/robots.txt", 0)).
+		Handle("/", fetchtest.HTML("r"))
 	bot.BlockedDomains = []string{"Blocked.Test."}
 	f := mustFetcher(t, bot)
 	get(t, f, "http://blocked.test/", fetch.BlockedDomain)
 	get(t, f, "http://www.blocked.test/x", fetch.BlockedDomain)
 	get(t, f, "http://ok.test/away", fetch.BlockedDomain)
 	get(t, f, "http://ok.test/", fetch.OK)
+	get(t, f, "http://redir.test/", fetch.Unreachable) // its robots.txt lives on a blocked domain
 	if n := w.Count("blocked.test", "") + w.Count("www.blocked.test", ""); n != 0 {
 		t.Errorf("blocked domains got %d requests", n)
 	}
