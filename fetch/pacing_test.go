@@ -145,3 +145,27 @@ func TestPacing_H4_GiveUpOnLongRetryAfter(t *testing.T) {
 		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NotFetched("a.test", "/y"))
 	})
 }
+
+// Chain order: the robots gate runs before politeness, so a disallowed URL
+// is refused at once instead of waiting for the host's turn; an allowed one
+// waits its gap.
+func TestPacing_ChainOrder_RobotsBeforePoliteness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "User-agent: *\nDisallow: /private\n").Fallback(fetchtest.HTML("p"))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = 10 * time.Second
+		f := mustFetcher(t, bot)
+		get(t, f, "http://a.test/one", fetch.OK) // robots.txt, 10 s, /one
+		start := time.Now()
+		get(t, f, "http://a.test/private", fetch.Disallowed)
+		if d := time.Since(start); d != 0 {
+			t.Errorf("a disallowed URL waited %v for politeness", d)
+		}
+		get(t, f, "http://a.test/two", fetch.OK)
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("allowed URL after %v, want 10s", d)
+		}
+	})
+}
