@@ -30,7 +30,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	s, fetcher, code, done := botkit.Begin(&f, env, "",
-		func(ed25519.PrivateKey) fetch.Bot { return profiles.Hooty(*maxWait, env.Scale) })
+		func(ed25519.PrivateKey) fetch.Bot { return profiles.Hooty(*maxWait, f.MaxPages, env.Scale) })
 	if done {
 		return code
 	}

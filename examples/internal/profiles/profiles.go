@@ -74,8 +74,9 @@ func Bothy(key ed25519.PrivateKey, scale float64) fetch.Bot {
 }
 
 // Hooty is HootyBot's profile. maxWait is the longest Retry-After it accepts
-// before giving up on a site (H4); zero means 10 minutes.
-func Hooty(maxWait time.Duration, scale float64) fetch.Bot {
+// before giving up on a site (H4); zero means 10 minutes. maxPages bounds
+// the pages fetched per site (H7); zero means no bound.
+func Hooty(maxWait time.Duration, maxPages int, scale float64) fetch.Bot {
 	if maxWait <= 0 {
 		maxWait = 10 * time.Minute
 	}
@@ -92,7 +93,8 @@ func Hooty(maxWait time.Duration, scale float64) fetch.Bot {
 			BreakerThreshold: 3,                                  // H6: 3 failures in a row: the host is down
 			BreakerCoolOff:   Scale(time.Hour, scale),            // H6: and stays given up for the crawl
 		},
-		HTMLOnly: true, // H7: HTML pages only
+		HTMLOnly:        true,     // H7: HTML pages only
+		MaxPagesPerSite: maxPages, // H7: a bounded number of pages per site
 		// H7: never forms (fetch sends only GET/HEAD), logins, carts or
 		// checkouts: fetch.DefaultDeny and fetch.DefaultLogin apply (nil).
 		Limits: fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},

@@ -17,7 +17,7 @@ func TestProfiles_B1_H1_S1_D1(t *testing.T) {
 		token string
 	}{
 		"bothy":       {Bothy(signingtest.BothyKey(), 1), "BothyBot/1.0 (+https://bothy.tools/bot)", "BothyBot"},
-		"hooty":       {Hooty(0, 1), "Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)", "HootyBot"},
+		"hooty":       {Hooty(0, 0, 1), "Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)", "HootyBot"},
 		"sofya":       {Sofya(netip.MustParseAddr("127.0.0.1"), 1), "SofyaBot/1.0 (+https://sofya.co/bot)", "SofyaBot"},
 		"directories": {Directories(signingtest.DirectoriesKey(), []string{"spam.test"}, 1), "DirectoriesBot/1.0 (+https://directories.prosvita.io/bot; verification for {directory})", "DirectoriesBot"},
 	} {
