@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
 )
 
 // Page is the result of [Fetcher.Get].
@@ -97,6 +98,12 @@ func NewFetcher(bot Bot) (*Fetcher, error) {
 // Client returns the Fetcher's *http.Client: the same chain and state
 // (robots cache, pacing), for requests Get does not cover.
 func (f *Fetcher) Client() *http.Client { return f.client }
+
+// Robots returns the Fetcher's robots.txt cache: Get, Cached and Check
+// answer from (and fetch through) the same chain and state the Fetcher uses,
+// so a bot can read a site's Sitemap lines without a second robots.txt
+// request. Do not change its fields.
+func (f *Fetcher) Robots() *robots.Cache { return f.chain.robots }
 
 // CloseIdleConnections closes the idle connections of the base transport.
 func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }

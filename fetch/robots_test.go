@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -159,4 +160,19 @@ func TestRobots_H5_SiteStopsUntilReadable(t *testing.T) {
 		}
 		w.Check(t, fetchtest.NotFetched("a.test", "/b", "/c"), fetchtest.NoOverlap())
 	})
+}
+
+// Fetcher.Robots gives the copy the Fetcher read, without a second request.
+func TestRobots_FetcherCache(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "Sitemap: http://a.test/sitemap.xml\n")
+	f := mustFetcher(t, bot)
+	get(t, f, "http://a.test/", fetch.OK)
+	r, ok := f.Robots().Cached(&url.URL{Scheme: "http", Host: "a.test", Path: "/"})
+	if !ok || len(r.Sitemaps()) != 1 || r.Sitemaps()[0] != "http://a.test/sitemap.xml" {
+		t.Fatalf("cached copy %v %v", ok, r)
+	}
+	if n := w.Count("a.test", "/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times", n)
+	}
 }
