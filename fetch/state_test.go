@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,5 +144,26 @@ func TestState_S2_LocalAddr(t *testing.T) {
 	}
 	if len(w.Requests()) != 2 {
 		t.Errorf("%d requests", len(w.Requests()))
+	}
+}
+
+// S8: concurrent Adds of one URL report "new" to exactly one caller.
+func TestMemorySet_S8_AddOnce(t *testing.T) {
+	var s fetch.MemorySet
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			if ok, _ := s.Add(context.Background(), "http://a.test/"); ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Errorf("%d winners", wins.Load())
+	}
+	if ok, _ := s.Has(context.Background(), "http://a.test/"); !ok {
+		t.Error("Has after Add")
 	}
 }

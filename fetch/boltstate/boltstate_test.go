@@ -3,6 +3,8 @@ package boltstate_test
 import (
 	"context"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -131,5 +133,27 @@ func TestState_CorruptRecordReadsAsAbsent(t *testing.T) {
 	}
 	if _, err := boltstate.Open(path, &boltstate.Options{LockTimeout: 50_000_000}); err == nil {
 		t.Error("a second Open of a locked file succeeded")
+	}
+}
+
+// S8: the file's fetched set adds each URL once, also under concurrency.
+func TestFetched_S8_AddOnce(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if ok, err := st.Fetched.Add(context.Background(), "http://a.test/"); err == nil && ok {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Errorf("%d winners", wins.Load())
 	}
 }
