@@ -178,7 +178,9 @@ func (d *demo) steps() []step {
 				}},
 				{"H6", func(r *record) (bool, string) {
 					n := len(r.to(demoweb.Dead)) - len(r.to(demoweb.Dead, "/robots.txt"))
-					return n <= 3, fmt.Sprintf("%s reset every connection: %d attempt(s), then the site was given up", demoweb.Dead, n)
+					stuck := r.result("http://" + demoweb.Slow + "/stuck")
+					return n <= 3, fmt.Sprintf("%s reset every connection: %d attempt(s), then the site was given up; %s/stuck never answered: %s",
+						demoweb.Dead, n, demoweb.Slow, stuck.Outcome)
 				}},
 				{"H7", checked(text("/prospectus.pdf was never requested (HTML only), at most 20 pages per site"),
 					fetchtest.NotFetched(demoweb.School, "/prospectus.pdf"))},
