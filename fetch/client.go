@@ -76,7 +76,7 @@ type chain struct {
 	from     string
 	accept   string
 	htmlOnly bool
-	jar      bool
+	jar      http.CookieJar // nil: no cookies sent or stored
 	deny     [][]string
 	login    [][]string
 	blocked  []string
@@ -88,7 +88,6 @@ type chain struct {
 	base  http.RoundTripper // the bot's base transport
 	inner http.RoundTripper // politeness -> signing -> limits -> base
 	outer http.RoundTripper // checks -> robots -> headers -> inner
-	jarV  http.CookieJar
 
 	mu      sync.Mutex                // guards pending
 	pending map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
@@ -127,14 +126,19 @@ func newChain(bot Bot) (*chain, error) {
 	if err := checkHeaderText(bot.From); err != nil {
 		return nil, fmt.Errorf("fetch: invalid From: %v", err)
 	}
+	if bot.Signer != nil {
+		// A signer that cannot sign would fail every request: say so now.
+		if _, err := bot.Signer.KeyID(); err != nil {
+			return nil, fmt.Errorf("fetch: unusable Signer: %w", err)
+		}
+	}
 	c := &chain{
 		ua:       ua,
 		agent:    agent,
 		from:     bot.From,
 		accept:   bot.Accept,
 		htmlOnly: bot.HTMLOnly,
-		jar:      bot.Jar != nil,
-		jarV:     bot.Jar,
+		jar:      bot.Jar,
 		limits:   bot.Limits,
 		detector: bot.Challenge,
 		log:      bot.Logger,
@@ -206,7 +210,7 @@ func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Cl
 	max := c.limits.maxRedirects()
 	return &http.Client{
 		Transport: c.outer,
-		Jar:       c.jarV,
+		Jar:       c.jar,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > max {
 				return &Error{Outcome: TooManyRedirects, URL: req.URL.String(),
@@ -392,7 +396,7 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 	if h.Get("Accept") == "" {
 		h.Set("Accept", c.accept)
 	}
-	if !c.jar {
+	if c.jar == nil {
 		h.Del("Cookie")
 	}
 	h.Del("Authorization")

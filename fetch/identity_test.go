@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
 )
 
 // B1, H1, S1: the User-Agent is sent exactly as configured, on robots.txt
@@ -290,5 +291,25 @@ func TestIdentity_H7_PageBudgetPerSite(t *testing.T) {
 	_, err := f.Get(context.Background(), "http://a.test/again")
 	if !errors.Is(err, fetch.ErrSiteBudget) || !errors.Is(err, fetch.ErrGaveUp) {
 		t.Errorf("err %v", err)
+	}
+}
+
+func TestNew_RejectsBadProfiles(t *testing.T) {
+	tests := []struct {
+		name string
+		bot  fetch.Bot
+	}{
+		{"no UA", fetch.Bot{}},
+		{"unclosed placeholder", fetch.Bot{UserAgent: "Bot/1.0 ({dir"}},
+		{"CR in From", fetch.Bot{UserAgent: "Bot/1.0", From: "a@b\r\nX: y"}},
+		{"signer without key", fetch.Bot{UserAgent: "Bot/1.0", Signer: &signing.Signer{Agent: "https://bot.example"}}},
+	}
+	for _, tt := range tests {
+		if _, err := fetch.New(tt.bot); err == nil {
+			t.Errorf("%s: New accepted it", tt.name)
+		}
+		if _, err := fetch.NewFetcher(tt.bot); err == nil {
+			t.Errorf("%s: NewFetcher accepted it", tt.name)
+		}
 	}
 }
