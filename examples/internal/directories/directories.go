@@ -116,26 +116,31 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	s.Log.Info("listings", "in_file", len(all), "due", len(due))
 	c := &checker{s: s, f: fetcher, store: store}
-	sem := make(chan struct{}, max(1, *parallel))
+	// A pool of workers; listings on one host still queue at its politeness
+	// gate, one request at a time (D10).
+	work := make(chan listings.Listing)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for _, l := range due {
+	for range min(max(1, *parallel), max(1, len(due))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			if !c.check(ctx, l) {
-				mu.Lock()
-				code = botkit.ExitPartial
-				mu.Unlock()
+			for l := range work {
+				if !c.check(ctx, l) {
+					mu.Lock()
+					code = botkit.ExitPartial
+					mu.Unlock()
+				}
 			}
 		}()
 	}
+	for _, l := range due {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- l
+	}
+	close(work)
 	wg.Wait()
 	return code
 }
