@@ -183,17 +183,21 @@ func (l Limits) maxBody() int64 {
 	return l.MaxBodyBytes
 }
 
-// DefaultDeny are the URL words a bot never fetches unless its profile says
-// otherwise: shopping carts, checkouts, accounts, sign-ups and sign-outs,
-// which change state or hold nothing public.
-var DefaultDeny = []string{
-	"cart", "basket", "checkout", "account", "myaccount", "wishlist",
-	"logout", "log-out", "signout", "sign-out", "register", "signup", "sign-up",
-	"unsubscribe", "wp-admin",
+// DefaultDeny returns the URL words a bot never fetches unless its profile
+// says otherwise (Bot.Deny nil): shopping carts, checkouts, accounts,
+// sign-ups and sign-outs, which change state or hold nothing public.
+func DefaultDeny() []string {
+	return []string{
+		"cart", "basket", "checkout", "account", "myaccount", "wishlist",
+		"logout", "log-out", "signout", "sign-out", "register", "signup", "sign-up",
+		"unsubscribe", "wp-admin",
+	}
 }
 
-// DefaultLogin are the words of login pages.
-var DefaultLogin = []string{"login", "log-in", "signin", "sign-in", "logon", "wp-login", "sso"}
+// DefaultLogin returns the words of login pages (Bot.Login nil).
+func DefaultLogin() []string {
+	return []string{"login", "log-in", "signin", "sign-in", "logon", "wp-login", "sso"}
+}
 
 // agent returns the robots.txt agent of the profile.
 func (b *Bot) agent() (robots.Agent, error) {

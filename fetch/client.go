@@ -155,11 +155,11 @@ func newChain(bot Bot) (*chain, error) {
 	}
 	deny := bot.Deny
 	if deny == nil {
-		deny = DefaultDeny
+		deny = DefaultDeny()
 	}
 	login := bot.Login
 	if login == nil {
-		login = DefaultLogin
+		login = DefaultLogin()
 	}
 	c.deny = compileWords(deny)
 	c.login = compileWords(login)

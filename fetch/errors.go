@@ -98,8 +98,11 @@ var (
 	ErrMethod    = errors.New("fetch: only GET and HEAD are sent")
 	ErrBadURL    = errors.New("fetch: URL must be absolute http or https without credentials")
 	ErrUserAgent = errors.New("fetch: invalid User-Agent")
-	ErrDenied    = errors.New("fetch: URL matches a deny pattern")
 )
+
+// ErrDenied is the cause of a Disallowed [*Error] for a URL that matches
+// one of the bot's deny words (Bot.Deny), rather than robots.txt.
+var ErrDenied = errors.New("fetch: URL matches a deny pattern")
 
 var sentinels = [...]error{
 	Disallowed:       ErrDisallowed,

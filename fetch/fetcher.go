@@ -44,7 +44,7 @@ type Fetcher struct {
 	pages    map[string]int // pages asked for, by site
 }
 
-// ErrSiteBudget is the cause of a GaveUp outcome when a site's page budget
+// ErrSiteBudget is the cause of a GaveUp [*Error] when a site's page budget
 // (Bot.MaxPagesPerSite) is spent.
 var ErrSiteBudget = errors.New("fetch: page budget for the site spent")
 
