@@ -29,7 +29,8 @@ type Page struct {
 }
 
 // Fetcher fetches pages as a bot and says how each fetch ended. Make one with
-// [NewFetcher]; it is safe for concurrent use.
+// [NewFetcher] (a zero Fetcher has no bot: its Get fails with
+// ErrNoBot); it is safe for concurrent use.
 type Fetcher struct {
 	client     *http.Client
 	chain      *chain
@@ -43,6 +44,9 @@ type Fetcher struct {
 	mu       sync.Mutex     // guards pages
 	pages    map[string]int // pages asked for, by site
 }
+
+// ErrNoBot is returned by the methods of a Fetcher not made by [NewFetcher].
+var ErrNoBot = errors.New("fetch: Fetcher has no Bot (use NewFetcher)")
 
 // ErrSiteBudget is the cause of a GaveUp [*Error] when a site's page budget
 // (Bot.MaxPagesPerSite) is spent.
@@ -96,17 +100,27 @@ func NewFetcher(bot Bot) (*Fetcher, error) {
 }
 
 // Client returns the Fetcher's *http.Client: the same chain and state
-// (robots cache, pacing), for requests Get does not cover.
+// (robots cache, pacing), for requests Get does not cover. It is nil for a
+// zero Fetcher, and so is [Fetcher.Robots].
 func (f *Fetcher) Client() *http.Client { return f.client }
 
 // Robots returns the Fetcher's robots.txt cache: Get, Cached and Check
 // answer from (and fetch through) the same chain and state the Fetcher uses,
 // so a bot can read a site's Sitemap lines without a second robots.txt
 // request. Do not change its fields.
-func (f *Fetcher) Robots() *robots.Cache { return f.chain.robots }
+func (f *Fetcher) Robots() *robots.Cache {
+	if f.chain == nil {
+		return nil
+	}
+	return f.chain.robots
+}
 
 // CloseIdleConnections closes the idle connections of the base transport.
-func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }
+func (f *Fetcher) CloseIdleConnections() {
+	if f.client != nil {
+		f.client.CloseIdleConnections()
+	}
+}
 
 // Get fetches rawURL with GET and returns the page and how the fetch ended.
 //
@@ -122,6 +136,9 @@ func (f *Fetcher) CloseIdleConnections() { f.client.CloseIdleConnections() }
 // politeness rate-limit statuses (default 429 and 503) RateLimited; any other
 // 5xx Unreachable; every other status OK (check Page.Status).
 func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
+	if f == nil || f.chain == nil {
+		return nil, ErrNoBot
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, &url.Error{Op: "Get", URL: rawURL, Err: errors.Join(ErrBadURL, err)}

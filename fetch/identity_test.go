@@ -313,3 +313,19 @@ func TestNew_RejectsBadProfiles(t *testing.T) {
 		}
 	}
 }
+
+func TestZeroValues(t *testing.T) {
+	var f fetch.Fetcher
+	if _, err := f.Get(context.Background(), "http://a.test/"); !errors.Is(err, fetch.ErrNoBot) {
+		t.Errorf("zero Fetcher: %v", err)
+	}
+	f.CloseIdleConnections()
+	var w fetchtest.Web
+	w.Host("a.test").Handle("/", fetchtest.HTML("x"))
+	resp, err := (&http.Client{Transport: w.RoundTripper()}).Get("http://a.test/")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("zero Web: %v", err)
+	}
+	resp.Body.Close()
+	w.Close()
+}

@@ -67,6 +67,9 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer close(done)
 		w.serve(mw, sreq, func(seq int) {
 			w.mu.Lock()
+			if w.cancels == nil {
+				w.cancels = map[int]context.CancelFunc{}
+			}
 			w.cancels[seq] = cancel
 			w.mu.Unlock()
 			mw.seq = seq

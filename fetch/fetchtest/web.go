@@ -40,8 +40,9 @@ import (
 	"time"
 )
 
-// A Web is a set of virtual hosts and a log of the requests they served. Make
-// one with [New]; it is safe for concurrent use. The zero value is not usable.
+// A Web is a set of virtual hosts and a log of the requests they served.
+// The zero value is an empty Web, as [New] returns; it is safe for
+// concurrent use.
 type Web struct {
 	mu      sync.Mutex // guards the fields below
 	hosts   map[string]*Host
@@ -70,7 +71,8 @@ func New() *Web {
 	return &Web{hosts: map[string]*Host{}, cancels: map[int]context.CancelFunc{}}
 }
 
-// A Host is one virtual host of a [Web]: a map from paths to handlers.
+// A Host is one virtual host of a [Web]: a map from paths to handlers, safe
+// for concurrent use. Get one from [Web.Host].
 type Host struct {
 	name     string
 	mu       sync.Mutex // guards routes, fallback
@@ -84,6 +86,9 @@ func (w *Web) Host(name string) *Host {
 	name = strings.ToLower(name)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.hosts == nil {
+		w.hosts = map[string]*Host{}
+	}
 	h := w.hosts[name]
 	if h == nil {
 		h = &Host{name: name, routes: map[string]http.Handler{}}
