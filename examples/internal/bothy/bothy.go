@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -109,10 +108,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	// The home page first: it brings robots.txt (and its Sitemap lines).
 	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		b.keep(it, p, r)
-		if base, err := url.Parse(r.FinalURL); err == nil && r.Outcome == "ok" && botkit.IsHTML(p) {
-			if r.FinalURL == "" {
-				base = it.URL
-			}
+		if base, err := url.Parse(p.FinalURL); err == nil && r.Outcome == "ok" && botkit.IsHTML(p) {
 			front.AddLinks(base, p.Body, 1, origin(site)) // its links join the sitemap's pages
 		}
 	}}
@@ -126,12 +122,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	if err != nil {
 		log.Warn("sitemap check failed", "err", err)
 	} else {
-		st, _ := b.walker.Store.Load(ctx, origin(site))
-		pages := make([]string, 0)
-		for p := range st.Snapshot().Pages {
-			pages = append(pages, p)
-		}
-		sort.Strings(pages)
+		pages := botkit.SitemapPages(ctx, b.walker, origin(site))
 		for _, p := range pages {
 			if u, err := url.Parse(p); err == nil {
 				front.Add(u, 1, "sitemap")

@@ -1,7 +1,9 @@
 package botkit
 
 import (
+	"context"
 	"crypto/ed25519"
+	"sort"
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
@@ -39,4 +41,23 @@ func (s *Session) SitemapStore() sitemap.Store {
 
 func pubThumb(k ed25519.PrivateKey) (string, error) {
 	return signing.Thumbprint(k.Public().(ed25519.PublicKey))
+}
+
+// SitemapPages returns the page URLs of the last sitemap read of site kept
+// in w's Store, sorted.
+func SitemapPages(ctx context.Context, w *sitemap.Walker, site string) []string {
+	if w.Store == nil {
+		return nil
+	}
+	st, err := w.Store.Load(ctx, site)
+	if err != nil || st == nil {
+		return nil
+	}
+	snap := st.Snapshot()
+	pages := make([]string, 0, len(snap.Pages))
+	for p := range snap.Pages {
+		pages = append(pages, p)
+	}
+	sort.Strings(pages)
+	return pages
 }

@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -153,12 +152,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 			}
 		}
 		add(it)
-		st, _ := c.walker.Store.Load(ctx, crawl.Site(site))
-		var pages []string
-		for p := range st.Snapshot().Pages {
-			pages = append(pages, p)
-		}
-		sort.Strings(pages)
+		pages := botkit.SitemapPages(ctx, c.walker, crawl.Site(site))
 		rules, _ := c.s.Tap.Robots(site)
 		for _, p := range pages {
 			u, err := url.Parse(p)
