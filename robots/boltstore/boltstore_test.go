@@ -14,6 +14,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/robots/boltstore"
+	"github.com/goodbot-go/goodbot/robots/storetest"
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/goleak"
 )
@@ -98,4 +99,16 @@ func TestCache_B9_RestartDoesNotRefetch(t *testing.T) {
 	if n := rt.n.Load(); n != 1 {
 		t.Fatalf("%d fetches across a restart, want 1", n)
 	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) robots.Store {
+		db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+		t.Cleanup(func() { db.Close() })
+		s, err := boltstore.New(db, "robots")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
