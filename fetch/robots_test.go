@@ -44,7 +44,7 @@ func TestRobots_C1_ReadFirstAndObeyed(t *testing.T) {
 	if n := w.Count("b.test", ""); n != 1 {
 		t.Errorf("b.test got %d requests, want only robots.txt", n)
 	}
-	w.Check(t, w.ObeysRobots(testAgent), fetchtest.NotFetched("a.test", "/nottest"))
+	w.Check(t, w.ObeysRobots(testAgent), fetchtest.NotFetched("a.test", "/nottest"), fetchtest.RobotsFirst())
 }
 
 // C2, H5, D8: robots.txt fetch outcomes. 4xx allows all; 5xx, a reset or a

@@ -75,6 +75,21 @@ func NoOverlap() Check {
 	}
 }
 
+// RobotsFirst fails when a host's first request was not for /robots.txt
+// (C1: robots.txt is read before the first request to a host).
+func RobotsFirst() Check {
+	return func(reqs []Request) []string {
+		var out []string
+		m := byHost(reqs)
+		for _, h := range sortedHosts(m) {
+			if first := m[h][0]; first.Path != "/robots.txt" {
+				out = append(out, fmt.Sprintf("first request to %s was %s (#%d), not /robots.txt", h, first.URL(), first.Seq))
+			}
+		}
+		return out
+	}
+}
+
 // MinGap fails when, on any host, a request started less than d after the
 // previous one ended (C3).
 func MinGap(d time.Duration) Check { return minGap("", d) }

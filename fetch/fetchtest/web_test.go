@@ -163,6 +163,8 @@ func TestChecks_Detect(t *testing.T) {
 		reqs  []Request
 		want  int
 	}{
+		{"robots first", RobotsFirst(), []Request{r(0, "/a", 0, 1, 200), r(1, "/robots.txt", 2, 3, 200)}, 1},
+		{"robots first ok", RobotsFirst(), []Request{r(0, "/robots.txt", 0, 1, 200), r(1, "/a", 2, 3, 200)}, 0},
 		{"overlap", NoOverlap(), []Request{r(0, "/a", 0, 2*time.Second, 200), r(1, "/b", time.Second, 3*time.Second, 200)}, 1},
 		{"no overlap", NoOverlap(), []Request{r(0, "/a", 0, time.Second, 200), r(1, "/b", time.Second, 3*time.Second, 200)}, 0},
 		{"gap", MinGap(2 * time.Second), []Request{r(0, "/a", 0, time.Second, 200), r(1, "/b", 2*time.Second, 3*time.Second, 200)}, 1},
