@@ -77,13 +77,15 @@ type chain struct {
 	accept   string
 	htmlOnly bool
 	jar      http.CookieJar // nil: no cookies sent or stored
-	deny     [][]string
-	login    [][]string
-	blocked  []string
-	limits   Limits
-	detector *challenge.Detector
-	robots   *robots.Cache
-	log      *slog.Logger
+
+	uaVals, fromVals, acceptVals []string // the fixed header values, len == cap
+	deny                         [][]string
+	login                        [][]string
+	blocked                      []string
+	limits                       Limits
+	detector                     *challenge.Detector
+	robots                       *robots.Cache
+	log                          *slog.Logger
 
 	base  http.RoundTripper // the bot's base transport
 	inner http.RoundTripper // politeness -> signing -> limits -> base
@@ -153,6 +155,9 @@ func newChain(bot Bot) (*chain, error) {
 	if err := checkHeaderText(c.accept); err != nil {
 		return nil, fmt.Errorf("fetch: invalid Accept: %v", err)
 	}
+	c.uaVals = []string{ua.fixed}[:1:1]
+	c.fromVals = []string{c.from}[:1:1]
+	c.acceptVals = []string{c.accept}[:1:1]
 	deny := bot.Deny
 	if deny == nil {
 		deny = DefaultDeny()
@@ -387,14 +392,20 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 		return err
 	}
 	h := out.Header
-	h.Set("User-Agent", ua)
-	if c.from != "" {
-		h.Set("From", c.from)
+	// Fixed values share one slice per chain (len == cap, so an Add below
+	// copies rather than writes into it).
+	if c.ua.parts == nil {
+		h["User-Agent"] = c.uaVals
 	} else {
-		h.Del("From")
+		h["User-Agent"] = []string{ua}
 	}
-	if h.Get("Accept") == "" {
-		h.Set("Accept", c.accept)
+	if c.from != "" {
+		h["From"] = c.fromVals
+	} else {
+		delete(h, "From")
+	}
+	if len(h["Accept"]) == 0 {
+		h["Accept"] = c.acceptVals
 	}
 	if c.jar == nil {
 		h.Del("Cookie")
