@@ -242,6 +242,12 @@ func benchThroughput(b *testing.B, hosts int) {
 		b.ReportMetric(theory, "theory-req/s")
 		b.ReportMetric(float64(latency.Microseconds()), "latency-µs")
 		b.ReportMetric(100*achieved/theory, "efficiency-%")
+		// Baseline for lateness in the same run: as many goroutines doing
+		// nothing but sleeping for the delay on a timer. The Go runtime and a
+		// busy machine wake timers late; no pacer can start earlier.
+		timerLate := timerLateness(hosts, delay)
+		b.ReportMetric(float64(timerLate.Microseconds()), "timer-only-late-µs")
+		b.ReportMetric(100*achieved/(float64(hosts)/(delay+latency+timerLate).Seconds()), "efficiency-vs-timers-%")
 		b.ReportMetric(float64(bad), "violations")
 		// Server-side gap beyond the delay: timer and scheduling lateness
 		// plus the network on both sides.
@@ -250,6 +256,25 @@ func benchThroughput(b *testing.B, hosts int) {
 		// scheduler delay on this machine).
 		b.ReportMetric(float64((timed.late / time.Duration(max(timed.lateCount, 1))).Microseconds()), "late-µs")
 	}
+}
+
+// timerLateness returns the mean lateness of n goroutines each waiting on a
+// timer for d, twenty times.
+func timerLateness(n int, d time.Duration) time.Duration {
+	var sum, count atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for range 20 {
+				t0 := time.Now()
+				<-time.After(d)
+				sum.Add(int64(time.Since(t0) - d))
+				count.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return time.Duration(sum.Load() / count.Load())
 }
 
 // BenchmarkMemoryPerHost touches one million hosts once through a Transport
