@@ -24,9 +24,13 @@
 // LeaseTTL.
 //
 // Waiting does not poll. Within one process, callers for a host queue in
-// arrival order and only the first talks to Redis. It sleeps until the lease
-// is released (every release is published on one channel, to which each gate
-// subscribes once), until the lease's own expiry, or at most Options.MaxWait.
+// arrival order and only the first talks to Redis; across processes, a queue
+// in Redis (a sorted set of waiters by arrival) hands the host to the process
+// that has waited longest, so one busy process cannot starve the others. A
+// waiter sleeps until the lease is released (every release is published on
+// one channel, to which each gate subscribes once), until the lease's own
+// expiry, or at most Options.MaxWait; a waiter that crashed loses its place
+// after 2×MaxWait + 1 s.
 // When the Transport's ready callback asks for a wait, the gate sleeps for
 // exactly that long: holding the lease for waits up to LeaseTTL (the host's
 // next request is then this caller's), releasing it for longer pauses so that

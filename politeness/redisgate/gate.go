@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -119,11 +120,14 @@ func New(rdb Client, opts *Options) *Gate {
 
 func (g *Gate) leaseKey(host string) string { return g.prefix + "lease:" + host }
 func (g *Gate) stateKey(host string) string { return g.prefix + "state:" + host }
+func (g *Gate) queueKey(host string) string { return g.prefix + "queue:" + host }
+func (g *Gate) aliveKey(host string) string { return g.prefix + "alive:" + host }
 func (g *Gate) epochKey() string            { return g.prefix + "epoch" }
 func (g *Gate) channel() string             { return g.prefix + "wake" }
 
 // Acquire implements [politeness.Gate]. Callers in one process queue in
-// arrival order; across processes the free lease goes to whoever asks first.
+// arrival order, and the processes waiting for a host are served in the order
+// they started waiting, so no process can keep a host from the others.
 // While ready asks to wait d, the lease is kept (and renewed) when d is at most
 // LeaseTTL, and otherwise released during the wait so other processes can read
 // the host's State. Redis failures return an *[Error] matching
@@ -212,15 +216,13 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 	var timer *time.Timer
 	for {
 		res, err := acquireScript.Run(ctx, g.rdb,
-			[]string{g.epochKey(), g.leaseKey(host), g.stateKey(host)},
-			token, g.ttl.Milliseconds(), g.fence.Milliseconds()).Slice()
+			[]string{g.epochKey(), g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)},
+			token, g.ttl.Milliseconds(), g.fence.Milliseconds(), g.ticketLife().Milliseconds()).Slice()
 		if err != nil {
 			if ctx.Err() != nil || isTimeout(err) {
 				// The script may have run without its answer reaching us:
-				// free what may be ours rather than block the host for a TTL.
-				if rerr := g.release(host, token, nil); rerr != nil {
-					g.log.Warn("redisgate: release after interrupted acquire failed", "host", host, "err", rerr)
-				}
+				// free what may be ours rather than hold up the host.
+				g.leave(host, token)
 			}
 			if ctx.Err() != nil {
 				return politeness.State{}, ctx.Err()
@@ -243,8 +245,12 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 		case 2: // fenced after Redis lost its data
 			d = msDuration(arg)
 			g.log.Info("redisgate: fenced after redis lost its data", "host", host, "wait", d)
-		default: // busy: until woken, the lease's expiry, or MaxWait
-			d = min(msDuration(arg), g.wait)
+		default: // queued: until woken, the lease's expiry, or MaxWait
+			d = msDuration(arg)
+			if d <= 0 { // free, but another process is ahead
+				d = g.wait
+			}
+			d = min(d, g.wait)
 		}
 		if g.subscribe(ctx) {
 			continue // look again now that no release can go unnoticed
@@ -263,8 +269,21 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 			}
 		case <-timer.C:
 		case <-ctx.Done():
+			g.leave(host, token)
 			return politeness.State{}, ctx.Err()
 		}
+	}
+}
+
+// ticketLife is how long a waiter's place in the queue outlives its last look
+// at Redis (it looks at least every MaxWait).
+func (g *Gate) ticketLife() time.Duration { return 2*g.wait + time.Second }
+
+// leave gives up a place in host's queue (and a lease that may have been
+// granted unseen), waking the next waiter.
+func (g *Gate) leave(host, token string) {
+	if err := g.release(host, token, nil); err != nil && !errors.Is(err, ErrLeaseLost) {
+		g.log.Warn("redisgate: leaving the queue failed", "host", host, "err", err)
 	}
 }
 
@@ -305,7 +324,8 @@ func (g *Gate) release(host, token string, next *politeness.State) error {
 			at = max(next.Expires.UnixMilli(), time.Now().Add(time.Second).UnixMilli())
 		}
 	}
-	n, err := releaseScript.Run(ctx, g.rdb, []string{g.leaseKey(host), g.stateKey(host)},
+	n, err := releaseScript.Run(ctx, g.rdb,
+		[]string{g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)},
 		token, mode, body, at, g.channel(), host).Int64()
 	if err != nil {
 		return opError("release", host, err)
