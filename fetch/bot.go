@@ -59,12 +59,6 @@ type Bot struct {
 	// often the site is checked) until it answers 2xx or 4xx. Zero means
 	// one minute.
 	RobotsRetry time.Duration
-	// Robots, if set, is the robots.txt cache to use as is (its
-	// Transport and Header are left alone, so robots.txt requests are not
-	// paced or signed by fetch); it overrides RobotsTTL, RobotsTimeout and
-	// RobotsStore. Nil (the usual) means a cache built from them whose
-	// requests go through the bot's chain.
-	Robots *robots.Cache
 
 	// Politeness is the pacing policy (zero: polite defaults, see
 	// [politeness.Policy]).

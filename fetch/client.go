@@ -189,11 +189,8 @@ func newChain(bot Bot) (*chain, error) {
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 	}
-	c.robots = bot.Robots
-	if c.robots == nil {
-		c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, RetryInterval: bot.RobotsRetry,
-			Store: bot.RobotsStore, Logger: bot.Logger}
-	}
+	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, RetryInterval: bot.RobotsRetry,
+		Store: bot.RobotsStore, Logger: bot.Logger}
 	pol := &politeness.Transport{
 		Base:       rt,
 		Policy:     bot.Politeness,
@@ -203,9 +200,7 @@ func newChain(bot Bot) (*chain, error) {
 		Observe:    bot.Observe,
 	}
 	c.inner = pol
-	if bot.Robots == nil {
-		c.robots.Transport = &robotsTransport{c: c}
-	}
+	c.robots.Transport = &robotsTransport{c: c}
 	c.outer = &botTransport{c: c}
 	return c, nil
 }
