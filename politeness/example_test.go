@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goodbot-go/goodbot/politeness"
@@ -107,4 +109,40 @@ func ExampleRetryAfter() {
 	// 2m0s true
 	// 4m0s true
 	// 0s false
+}
+
+// Two Transports (say, two crawlers in one program) sharing one gate never
+// put two requests at once on a host; a Redis gate does the same across
+// processes.
+func ExampleMemoryGate() {
+	var inFlight, most atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		time.Sleep(time.Millisecond)
+		inFlight.Add(-1)
+	}))
+	defer srv.Close()
+
+	gate := politeness.NewMemoryGate()
+	base := &http.Transport{}
+	defer base.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for range 2 {
+		client := &http.Client{Transport: &politeness.Transport{
+			Base: base, Gate: gate, Policy: politeness.Policy{MinDelay: time.Millisecond},
+		}}
+		for range 3 {
+			wg.Go(func() {
+				if resp, err := client.Get(srv.URL); err == nil {
+					resp.Body.Close()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	fmt.Println("most requests in flight on the host:", most.Load())
+	// Output: most requests in flight on the host: 1
 }
