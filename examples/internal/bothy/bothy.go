@@ -20,6 +20,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/sitemap"
 )
 
@@ -82,17 +83,15 @@ type bothy struct {
 
 func origin(u *url.URL) string { return crawl.Site(u) }
 
-// declared returns the Sitemap lines of the site's robots.txt as the bot's
-// cache read it (fetching nothing itself).
-func (b *bothy) declared(ctx context.Context, site *url.URL) []string {
-	r, ok := b.s.Tap.Robots(site)
-	if !ok {
-		r, ok = b.s.Tap.Stored(ctx, site)
+// rules returns the site's robots.txt from the fetcher's cache: the copy in
+// memory, else the one kept in the state file while it is fresh (no
+// request), else a fetch, which the sitemap request would need anyway.
+func (b *bothy) rules(ctx context.Context, site *url.URL) *robots.Robots {
+	r, err := b.s.Robots.Get(ctx, site)
+	if err != nil {
+		return nil // ctx ended or not an http(s) site: nothing to read
 	}
-	if !ok {
-		return nil
-	}
-	return r.Sitemaps()
+	return r
 }
 
 // crawl is a full crawl: home page (robots.txt first, by the fetcher), the
@@ -114,11 +113,12 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	}}
 	first.Frontier.Add(site, 0, "seed")
 	counts := first.Run(ctx, b.s)
-	if r, ok := b.s.Tap.Robots(site); ok && r.Unreachable() {
+	rules := b.rules(ctx, site)
+	if rules.Unreachable() {
 		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
 		return false
 	}
-	res, err := b.walker.Check(ctx, origin(site), b.declared(ctx, site))
+	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
 	if err != nil {
 		log.Warn("sitemap check failed", "err", err)
 	} else {
@@ -144,13 +144,14 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 // site that published nothing this is one request in all.
 func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	log := b.s.Log.With("site", origin(site))
-	res, err := b.walker.Check(ctx, origin(site), b.declared(ctx, site))
-	if err != nil {
-		log.Warn("freshness check failed", "err", err)
+	rules := b.rules(ctx, site)
+	if rules.Unreachable() {
+		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
 		return false
 	}
-	if r, ok := b.s.Tap.Robots(site); ok && r.Unreachable() {
-		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
+	if err != nil {
+		log.Warn("freshness check failed", "err", err)
 		return false
 	}
 	refetch := append(append([]string(nil), res.New...), res.Moved...)

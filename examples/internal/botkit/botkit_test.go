@@ -70,6 +70,32 @@ func TestOpenStateVersions(t *testing.T) {
 		t.Errorf("old state not kept aside: %v", kept)
 	}
 
+	// A version 1 file (the examples' own JSON records, before
+	// fetch/boltstate) is moved aside, not read through the library's stores.
+	v1 := filepath.Join(dir, "v1.db")
+	db, _ = bolt.Open(v1, 0o600, nil)
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucketIfNotExists(metaBucket)
+		b.Put(schemaKey, []byte("1"))
+		s, _ := tx.CreateBucketIfNotExists([]byte("sitemaps"))
+		return s.Put([]byte("https://example.com:443"), []byte(`{"Sitemaps":{}}`))
+	})
+	db.Close()
+	db, err = OpenState(v1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte("sitemaps")) != nil {
+			t.Error("version 1 records read as current")
+		}
+		return nil
+	})
+	db.Close()
+	if kept, _ := filepath.Glob(v1 + ".old-*"); len(kept) != 1 {
+		t.Errorf("version 1 state not kept aside: %v", kept)
+	}
+
 	// A fresh file gets the schema and reopens cleanly, keeping its data.
 	fresh := filepath.Join(dir, "sub", "fresh.db")
 	db, err = OpenState(fresh, nil)

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
@@ -26,8 +25,11 @@ type Session struct {
 	Key  ed25519.PrivateKey // nil for bots that do not sign
 	DB   *bolt.DB
 	Out  *Output
-	Tap  *RobotsTap // robots.txt copies as the bot's cache read and wrote them
 	Prog *Progress
+	// Robots is the fetcher's robots.txt cache (fetch.Fetcher.Robots): a
+	// bot reads a site's rules and Sitemap lines from it without a second
+	// request. Set by [Begin].
+	Robots *robots.Cache
 
 	stores  stores
 	fetcher *fetch.Fetcher
@@ -73,7 +75,6 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 		fmt.Fprintf(env.Stderr, "%s: state %s: %v\n", f.Name, f.State, err)
 		return nil, ExitFailure, true
 	}
-	s.Tap = &RobotsTap{Store: s.stores.robots}
 	return s, 0, false
 }
 
@@ -109,7 +110,7 @@ func (s *Session) Apply(bot *fetch.Bot) error {
 	bot.Observe = func(e politeness.Event) {
 		obs(Event{Time: time.Now(), Host: e.Host, Kind: e.Kind.String(), Dur: eventDur(e), Reason: eventReason(e)})
 	}
-	bot.RobotsStore = s.Tap
+	bot.RobotsStore = s.stores.robots
 	bot.Validators = s.stores.validators
 	bot.Fetched = s.stores.fetched
 	return nil
@@ -139,83 +140,16 @@ func eventReason(e politeness.Event) string {
 	return r
 }
 
-// RobotsTap is a robots.Store that remembers the copies the bot's robots
-// cache loaded and saved, so a bot can read a site's robots.txt (its
-// Sitemap lines, its status) without a second request.
-type RobotsTap struct {
-	Store robots.Store // where copies live (nil: memory)
-
-	mu   sync.Mutex // guards seen
-	seen map[string]robots.Entry
-}
-
-func (t *RobotsTap) store() robots.Store {
-	if t.Store == nil {
-		t.Store = &robots.MemoryStore{}
-	}
-	return t.Store
-}
-
-// Load implements robots.Store.
-func (t *RobotsTap) Load(ctx context.Context, origin string) (robots.Entry, bool, error) {
-	t.mu.Lock()
-	st := t.store()
-	t.mu.Unlock()
-	e, ok, err := st.Load(ctx, origin)
-	if ok && err == nil {
-		t.remember(origin, e)
-	}
-	return e, ok, err
-}
-
-// Save implements robots.Store.
-func (t *RobotsTap) Save(ctx context.Context, origin string, e robots.Entry) error {
-	t.remember(origin, e)
-	t.mu.Lock()
-	st := t.store()
-	t.mu.Unlock()
-	return st.Save(ctx, origin, e)
-}
-
-func (t *RobotsTap) remember(origin string, e robots.Entry) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.seen == nil {
-		t.seen = map[string]robots.Entry{}
-	}
-	t.seen[strings.ToLower(origin)] = e
-}
-
-// Entry returns the robots.txt copy the cache used for u's origin.
-func (t *RobotsTap) Entry(u *url.URL) (robots.Entry, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.seen[politeness.HostKey(u)]
-	return e, ok
-}
-
-// Robots returns the parsed rules for u's origin, if the cache has read them.
-func (t *RobotsTap) Robots(u *url.URL) (*robots.Robots, bool) {
-	e, ok := t.Entry(u)
-	if !ok {
-		return nil, false
-	}
-	var err error
-	if e.Status == 0 {
-		err = errors.New("robots.txt unreachable")
-	}
-	return robots.FromResponse(e.Status, e.Body, err), true
-}
-
-// Stored returns the robots.txt copy kept in the state file for u's origin
-// (from an earlier run), without any request.
-func (t *RobotsTap) Stored(ctx context.Context, u *url.URL) (*robots.Robots, bool) {
-	e, ok, err := t.store().Load(ctx, politeness.HostKey(u))
+// RobotsEntry returns the robots.txt fetch outcome kept in the state file
+// for u's origin (status, body, when), as the fetcher's robots cache saved
+// it, without any request. For the rules themselves use the fetcher's
+// cache: [Session.Robots].Get or Cached.
+func (s *Session) RobotsEntry(ctx context.Context, u *url.URL) (robots.Entry, bool) {
+	e, ok, err := s.stores.robots.Load(ctx, politeness.HostKey(u))
 	if err != nil || !ok {
-		return nil, false
+		return robots.Entry{}, false
 	}
-	t.remember(politeness.HostKey(u), e)
-	return t.Robots(u)
+	return e, true
 }
 
 // SiteURL parses a site argument: an absolute http(s) URL, or a bare host
@@ -262,6 +196,7 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 		return nil, nil, ExitFailure, true
 	}
 	s.fetcher = fetcher
+	s.Robots = fetcher.Robots()
 	return s, fetcher, 0, false
 }
 

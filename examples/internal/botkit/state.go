@@ -15,7 +15,12 @@ import (
 // SchemaVersion is the version of the examples' state layout. A state file
 // written by a newer version is refused (never rewritten); one from an older
 // version is moved aside and a fresh one started.
-const SchemaVersion = 1
+//
+// Versions: 1 kept robots.txt copies, validators, the fetched set and sitemap
+// state as the examples' own JSON records; 2 keeps them through
+// fetch/boltstate (robots/boltstore, sitemap/boltstore and fetch's stores),
+// whose records version 1 files do not hold.
+const SchemaVersion = 2
 
 var (
 	metaBucket = []byte("goodbot-examples")

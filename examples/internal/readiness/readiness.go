@@ -108,8 +108,9 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	// robots.txt, as the bot's cache read it before the home page.
 	robotsURL := home.ResolveReference(&url.URL{Path: "/robots.txt"}).String()
 	var declared []string
-	if e, ok := c.s.Tap.Entry(site); ok {
-		r, _ := c.s.Tap.Robots(site)
+	rules, cached := c.s.Robots.Cached(site)
+	if e, ok := c.s.RobotsEntry(ctx, site); cached && ok {
+		r := rules
 		it := report.Item{Kind: "robots", URL: robotsURL, Status: e.Status, Outcome: "ok", Bytes: int64(len(e.Body))}
 		switch {
 		case e.Status == 0 || r.Unreachable():
@@ -153,7 +154,6 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		}
 		add(it)
 		pages := botkit.SitemapPages(ctx, c.walker, crawl.Site(site))
-		rules, _ := c.s.Tap.Robots(site)
 		for _, p := range pages {
 			u, err := url.Parse(p)
 			if err != nil {
