@@ -588,11 +588,61 @@ func (b *budget) deadline() (time.Time, bool) {
 }
 
 // limitsTransport is the innermost layer: it starts the fetch's time budget
-// when a request leaves, applies it to the request and its body, and caps
-// the body.
+// when a request leaves, applies it to the request and its body, caps the
+// body, and keeps net/http from resending a request on its own.
 type limitsTransport struct {
 	base    http.RoundTripper
 	maxBody int64
+	h1      sync.Map // URL host -> struct{}: the host's last answer came over HTTP/1.x
+}
+
+// # No silent resends (C3)
+//
+// net/http's Transport resends a bodiless GET or HEAD by itself when a
+// reused HTTP/1 keep-alive connection fails after the request was written
+// (the server reset or closed it before answering): the host then gets a
+// second request at once, below the politeness gap and unseen by the pacing
+// above. It does so only for a "replayable" request: one whose Body is nil
+// or http.NoBody (or has a GetBody). So the request leaves with Body set to
+// sendOnce, an empty body without GetBody: the Transport then never
+// resends it. Nothing changes on the wire: for GET and HEAD, an unknown-length
+// body is probed with one Read, and one that is empty at once is sent as no
+// body (no Content-Length, no Transfer-Encoding; net/http transfer.go,
+// probeRequestBody). The failure comes back as an error instead, which
+// politeness counts and paces like any other.
+//
+// HTTP/2 differs: it resends only requests the server did not process
+// (REFUSED_STREAM, GOAWAY before the stream), which is no breach, but it
+// would send a non-nil body as an empty DATA frame. So only a host whose
+// last answer came over HTTP/1.x gets sendOnce. The first request to a host
+// goes out unchanged: it finds no connection of this chain to reuse, and
+// net/http never resends on a fresh connection.
+
+// sendOnce is the empty, non-rewindable request body described above.
+type sendOnce struct{}
+
+func (sendOnce) Read([]byte) (int, error) { return 0, io.EOF }
+func (sendOnce) Close() error             { return nil }
+
+// noResend reports whether req should leave with a sendOnce body.
+func (t *limitsTransport) noResend(req *http.Request) bool {
+	if (req.Body != nil && req.Body != http.NoBody) || req.GetBody != nil ||
+		(req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "") {
+		return false
+	}
+	_, h1 := t.h1.Load(req.URL.Host)
+	return h1
+}
+
+// noteProto remembers whether req's host answers over HTTP/1.x.
+func (t *limitsTransport) noteProto(req *http.Request, resp *http.Response) {
+	_, was := t.h1.Load(req.URL.Host)
+	switch is := resp.ProtoMajor == 1; {
+	case is && !was:
+		t.h1.Store(req.URL.Host, struct{}{})
+	case was && !is:
+		t.h1.Delete(req.URL.Host)
+	}
 }
 
 func (t *limitsTransport) CloseIdleConnections() { closeIdle(t.base) }
@@ -601,9 +651,15 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b, _ := req.Context().Value(budgetKey{}).(*budget)
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
-	if timed {
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		req = req.WithContext(ctx)
+	once := t.noResend(req)
+	if timed || once {
+		if timed {
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+		}
+		req = req.WithContext(ctx) // a shallow copy: the caller's request is not changed
+		if once {
+			req.Body = sendOnce{}
+		}
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -614,6 +670,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	t.noteProto(req, resp)
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}

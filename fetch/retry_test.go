@@ -1,0 +1,102 @@
+package fetch_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+// wireRecord notes, server side, what framing each request arrived with.
+type wireRecord struct {
+	mu    sync.Mutex // guards below
+	paths []string
+	bad   []string // requests that came with a body, Content-Length or Transfer-Encoding
+}
+
+func (r *wireRecord) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.paths = append(r.paths, req.URL.Path)
+		if req.ContentLength != 0 || len(req.TransferEncoding) > 0 ||
+			req.Header.Get("Content-Length") != "" || req.Header.Get("Transfer-Encoding") != "" {
+			r.bad = append(r.bad, req.Method+" "+req.URL.Path)
+		}
+		r.mu.Unlock()
+		h.ServeHTTP(w, req)
+	})
+}
+
+// C3: net/http's Transport silently resends a GET when a reused keep-alive
+// connection fails after the request was written (here: the server reads
+// the request and resets). The resend would reach the host below the
+// politeness gap, unseen by the pacing above it; the chain must send each
+// request once, with no body or body framing on the wire.
+func TestRetry_C3_NoSilentResendOnReusedConn(t *testing.T) {
+	w, bot := loopback(t)
+	var rec wireRecord
+	site(w, "dead.test", "User-agent: *\nAllow: /\n").
+		Handle("/", rec.wrap(fetchtest.HTML("<p>home</p>"))).
+		Handle("/reset", rec.wrap(fetchtest.Reset()))
+	f := mustFetcher(t, bot)
+	ctx := context.Background()
+	get(t, f, "http://dead.test/", fetch.OK) // robots.txt and / on one kept-alive connection
+	if _, err := f.Get(ctx, "http://dead.test/reset"); err == nil {
+		t.Fatal("Get /reset: no error")
+	}
+	if n := w.Count("dead.test", "/reset"); n != 1 {
+		t.Errorf("/reset reached the server %d times, want 1 (a silent resend below the gap)", n)
+	}
+	get(t, f, "http://dead.test/", fetch.OK) // the next request still goes out, on a new connection
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.bad) > 0 {
+		t.Errorf("requests with body framing on the wire: %v", rec.bad)
+	}
+	if len(rec.paths) != 3 {
+		t.Errorf("server saw %v, want /, /reset, /", rec.paths)
+	}
+	w.Check(t, fetchtest.OnlyGetHead())
+}
+
+// Over HTTP/2 requests keep their plain form: no DATA frame, no
+// Content-Length.
+func TestRetry_C3_HTTP2Unchanged(t *testing.T) {
+	var rec wireRecord
+	protos := map[int]int{}
+	var mu sync.Mutex
+	srv := httptest.NewUnstartedServer(rec.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		protos[r.ProtoMajor]++
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fetchtest.Robots("User-agent: *\nAllow: /\n").ServeHTTP(rw, r)
+			return
+		}
+		fetchtest.HTML("<p>x</p>").ServeHTTP(rw, r)
+	})))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	tr := srv.Client().Transport.(*http.Transport)
+	defer tr.CloseIdleConnections()
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Transport: tr, Politeness: politeness.Policy{MinDelay: -1}})
+	for range 3 {
+		get(t, f, srv.URL+"/p", fetch.OK)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if protos[2] != 4 {
+		t.Errorf("protocols %v, want 4 HTTP/2 requests", protos)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.bad) > 0 {
+		t.Errorf("requests with body framing on the wire: %v", rec.bad)
+	}
+}
