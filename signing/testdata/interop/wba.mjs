@@ -1,5 +1,6 @@
 // Interop driver for signing's TestInterop_D2_NpmWebBotAuth (our own script).
 // Reads one JSON job on stdin, writes one JSON answer on stdout.
+//   {"mode":"probe"} -> {"ok":true} when the package loads
 //   {"mode":"verify","url":...,"headers":{...},"jwk":{public JWK}} -> {"ok":true} | {"error":"..."}
 //   {"mode":"sign","url":...,"agent":"\"https://...\"","jwk":{private JWK}} -> {"headers":{...}}
 import { verify, signatureHeaders } from "web-bot-auth";
@@ -9,7 +10,9 @@ let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const job = JSON.parse(input);
 try {
-  if (job.mode === "verify") {
+  if (job.mode === "probe") {
+    console.log(JSON.stringify({ ok: typeof verify === "function" && typeof signerFromJWK === "function" }));
+  } else if (job.mode === "verify") {
     const req = new Request(job.url, { headers: job.headers });
     await verify(req, await verifierFromJWK(job.jwk));
     console.log(JSON.stringify({ ok: true }));
