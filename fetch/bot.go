@@ -121,10 +121,15 @@ type Bot struct {
 	// site end as GaveUp without a request. robots.txt does not count.
 	MaxPagesPerSite int
 	// Once makes [Fetcher.Get] fetch each normalised URL at most once (S8);
-	// later calls end as Duplicate.
+	// later calls, and calls while a fetch of the URL is under way, end as
+	// Duplicate. A fetch that ended without a definitive answer (a
+	// [Outcome.Retryable] outcome: rate limited, gave up, unreachable,
+	// timeout or cancelled) does not count: the URL is fetched again on a
+	// later call.
 	Once bool
 	// Fetched is the set of URLs fetched, used when Once is set. Nil means
-	// in memory.
+	// in memory. A set that is not a [FetchedRemover] cannot give the mark
+	// of a retryable fetch back.
 	Fetched FetchedSet
 
 	// Logger receives debug records of refusals; nil means silent.

@@ -128,6 +128,17 @@ func (o Outcome) Err() error {
 	return sentinels[o]
 }
 
+// Retryable reports whether the outcome is no answer about the page yet:
+// RateLimited, GaveUp, Unreachable and Timeout. A later fetch may succeed;
+// with Bot.Once, [Fetcher.Get] does not count such a fetch as done.
+func (o Outcome) Retryable() bool {
+	switch o {
+	case RateLimited, GaveUp, Unreachable, Timeout:
+		return true
+	}
+	return false
+}
+
 // Error is the typed error of a fetch that did not end with a page: the
 // outcome, the URL of the hop that failed, the status if an answer caused
 // it, and the cause (a *robots.DisallowedError, *challenge.ChallengeError,

@@ -150,16 +150,60 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
 	if _, err := f.chain.ua.expand(ctx); err != nil {
 		return nil, err
 	}
-	page := &Page{URL: rawURL, FinalURL: rawURL}
-	if f.once {
-		added, err := f.fetched.Add(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		if !added {
-			return page.fail(&Error{Outcome: Duplicate, URL: rawURL, Err: ErrDuplicate})
+	if !f.once {
+		page, _, err := f.get(ctx, u, rawURL, key)
+		return page, err
+	}
+	// The mark is taken before the request, so that concurrent Gets of one
+	// URL fetch it once, and given back when the fetch ended without a
+	// definitive answer (S8: no repeat requests, but a page refused for now
+	// is fetched again later).
+	added, err := f.fetched.Add(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !added {
+		page := &Page{URL: rawURL, FinalURL: rawURL}
+		return page.fail(&Error{Outcome: Duplicate, URL: rawURL, Err: ErrDuplicate})
+	}
+	page, finalKey, err := f.get(ctx, u, rawURL, key)
+	keep := context.WithoutCancel(ctx) // the fetch's own ctx may be what ended it
+	switch {
+	case page == nil || page.Outcome.Retryable():
+		f.release(keep, key)
+	case finalKey != "" && finalKey != key:
+		if _, err := f.fetched.Add(keep, finalKey); err != nil {
+			f.log.Warn("fetch: fetched set add failed", "url", finalKey, "err", err)
 		}
 	}
+	return page, err
+}
+
+// release takes url out of the fetched set, if the set can do that.
+func (f *Fetcher) release(ctx context.Context, url string) {
+	r, ok := f.fetched.(FetchedRemover)
+	if !ok {
+		f.log.Debug("fetch: fetched set cannot release a mark", "url", url)
+		return
+	}
+	if err := r.Remove(ctx, url); err != nil {
+		f.log.Warn("fetch: fetched set remove failed", "url", url, "err", err)
+	}
+}
+
+// get is Get after the fetched-set check; it also returns the normalised
+// final URL ("" if there was no answer).
+func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string) (*Page, string, error) {
+	page, err := f.fetch(ctx, u, rawURL, key)
+	finalKey := ""
+	if page != nil && page.Status != 0 {
+		finalKey, _ = Normalize(page.FinalURL)
+	}
+	return page, finalKey, err
+}
+
+func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string) (*Page, error) {
+	page := &Page{URL: rawURL, FinalURL: rawURL}
 	if !f.takePage(u) {
 		return page.fail(&Error{Outcome: GaveUp, URL: rawURL, Err: ErrSiteBudget})
 	}
@@ -189,11 +233,6 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
 		return page.fail(fe)
 	}
 	finalKey, _ := normalizeURL(resp.Request.URL)
-	if f.once && finalKey != "" && finalKey != key {
-		if _, err := f.fetched.Add(ctx, finalKey); err != nil {
-			f.log.Warn("fetch: fetched set add failed", "url", finalKey, "err", err)
-		}
-	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusNotModified:
 		page.NotModified = true

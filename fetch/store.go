@@ -38,6 +38,17 @@ type FetchedSet interface {
 	Has(ctx context.Context, url string) (bool, error)
 }
 
+// FetchedRemover is a [FetchedSet] that can take a URL out again. With
+// Bot.Once, [Fetcher.Get] marks a URL before fetching it (so concurrent Gets
+// fetch it once) and removes the mark when the fetch ended with a
+// [Outcome.Retryable] outcome, so that the page is fetched again later. A
+// FetchedSet without Remove keeps such marks: the URL then ends as
+// Duplicate even though it was never fetched.
+type FetchedRemover interface {
+	FetchedSet
+	Remove(ctx context.Context, url string) error
+}
+
 // MemoryValidators is a [ValidatorStore] in memory. The zero value is ready
 // to use; it is safe for concurrent use.
 type MemoryValidators struct {
@@ -83,6 +94,14 @@ func (s *MemorySet) Add(_ context.Context, url string) (bool, error) {
 	}
 	s.m[url] = struct{}{}
 	return true, nil
+}
+
+// Remove implements [FetchedRemover].
+func (s *MemorySet) Remove(_ context.Context, url string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, url)
+	return nil
 }
 
 // Has implements [FetchedSet].

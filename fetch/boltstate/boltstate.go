@@ -186,7 +186,7 @@ func (b jsonBucket[T]) Save(ctx context.Context, key string, v T) error {
 	})
 }
 
-// setBucket is a [fetch.FetchedSet]: keys are URLs, values the time added.
+// setBucket is a [fetch.FetchedRemover]: keys are URLs, values the time added.
 type setBucket struct {
 	db   *bbolt.DB
 	name string
@@ -223,4 +223,16 @@ func (b setBucket) Has(ctx context.Context, url string) (bool, error) {
 		return nil
 	})
 	return has, err
+}
+
+func (b setBucket) Remove(ctx context.Context, url string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.Update(func(tx *bbolt.Tx) error {
+		if bk := tx.Bucket([]byte(b.name)); bk != nil {
+			return bk.Delete([]byte(url))
+		}
+		return nil
+	})
 }

@@ -157,3 +157,33 @@ func TestFetched_S8_AddOnce(t *testing.T) {
 		t.Errorf("%d winners", wins.Load())
 	}
 }
+
+// S8: the file's fetched set can give a mark back (a fetch that ended
+// retryably), so the URL is added again later.
+func TestFetched_S8_Remove(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	r, ok := st.Fetched.(fetch.FetchedRemover)
+	if !ok {
+		t.Fatal("the fetched set has no Remove")
+	}
+	if err := r.Remove(ctx, "http://a.test/never"); err != nil {
+		t.Errorf("Remove of an absent URL: %v", err)
+	}
+	if ok, _ := r.Add(ctx, "http://a.test/"); !ok {
+		t.Fatal("first Add not new")
+	}
+	if err := r.Remove(ctx, "http://a.test/"); err != nil {
+		t.Fatal(err)
+	}
+	if has, _ := r.Has(ctx, "http://a.test/"); has {
+		t.Error("Has after Remove")
+	}
+	if ok, _ := r.Add(ctx, "http://a.test/"); !ok {
+		t.Error("Add after Remove not new")
+	}
+}
