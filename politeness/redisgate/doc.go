@@ -65,13 +65,14 @@
 // Pacing uses each worker's wall clock (State times are instants), so keep
 // the workers' clocks synchronised (NTP).
 //
-// # Fleet-wide robots.txt copies and fetched set
+// # Fleet-wide fetched set, and robots.txt copies
 //
-// [RobotsStore] is a robots.Store in Redis: the robots.Cache of every process
-// saves its fetch outcomes there, so an origin's robots.txt is fetched once
-// per TTL by the fleet instead of once per process. [FetchedSet] has the
-// method set of fetch.FetchedSet on one Redis set, so each URL is fetched
-// once by the whole fleet (S8).
+// [FetchedSet] has the method set of fetch.FetchedSet on one Redis set, so
+// each URL is fetched once by the whole fleet (S8). The robots.txt copies are
+// shared by robots/redisstore (a robots.Store in Redis: an origin's robots.txt
+// is fetched once per TTL by the fleet instead of once per process); it lives
+// under robots so that this package imports no sibling of politeness.
+// Package redistest starts a private redis-server for such tests.
 //
 // All keys of a gate share one Redis Cluster hash tag (see Options.Prefix),
 // so the gate works on a cluster but uses one shard.

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -423,11 +424,11 @@ func TestFleet_C3_KilledWorkerReleasesAfterTTL(t *testing.T) {
 // workers crawl: they get errors meanwhile, never a broken promise, and then
 // finish (C3, C7).
 func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
-	srv, err := startRedis("")
+	srv, err := redistest.Start("")
 	if err != nil {
 		t.Skip("cannot start a private redis-server to restart: ", err)
 	}
-	t.Cleanup(func() { srv.stop() })
+	t.Cleanup(func() { srv.Kill() })
 	const delay = 100 * time.Millisecond
 	const hosts, pages = 20, 6
 	reached := make(chan struct{})
@@ -441,7 +442,7 @@ func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 				once.Do(func() { close(reached) })
 			}
 		}})
-	cfg := workerConfig{Redis: srv.addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
+	cfg := workerConfig{Redis: srv.Addr, Prefix: testPrefix(), Web: web.srv.Listener.Addr().String(),
 		Hosts: fleetHosts(hosts), Pages: pages, Delay: delay, TTL: time.Second,
 		// The fence must outlast a holder's reconnection: go-redis retries a
 		// failed dial only once a second after many failures.
@@ -452,14 +453,14 @@ func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("crawl did not get going")
 	}
-	srv.stop() // crash: nothing saved
+	srv.Kill() // crash: nothing saved
 	down := time.Now()
 	time.Sleep(500 * time.Millisecond) // the outage
-	srv2, err := startRedis(srv.addr)
+	srv2, err := redistest.Start(srv.Addr)
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}
-	t.Cleanup(func() { srv2.stop() })
+	t.Cleanup(func() { srv2.Kill() })
 	t.Logf("redis down for %v", time.Since(down))
 	var failed, unavailable int
 	for i, w := range ws {

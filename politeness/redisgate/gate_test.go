@@ -14,6 +14,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/politeness/gatetest"
+	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -189,7 +190,7 @@ func TestGate_C4_LongWaitFreesLease(t *testing.T) {
 // Fail closed: with Redis unreachable, Acquire returns a typed error that
 // errors.Is/As see through wrapping (C7), and ready is never called.
 func TestGate_C7_UnreachableFailsClosed(t *testing.T) {
-	addr, err := freeAddr() // nothing listens there
+	addr, err := redistest.FreeAddr() // nothing listens there
 	if err != nil {
 		t.Fatal(err)
 	}

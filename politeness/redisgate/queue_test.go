@@ -103,9 +103,6 @@ func TestZeroValues_C7_FailClosed(t *testing.T) {
 	if _, err := g.Acquire(ctx, "http://z.test:80", proceed); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("zero Gate Acquire = %v, want ErrUnavailable", err)
 	}
-	if _, _, err := new(RobotsStore).Load(ctx, "http://z.test:80"); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("zero RobotsStore Load = %v", err)
-	}
 	if _, err := new(FetchedSet).Add(ctx, "http://z.test/"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("zero FetchedSet Add = %v", err)
 	}

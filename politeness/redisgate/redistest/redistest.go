@@ -1,0 +1,125 @@
+// Package redistest runs a private redis-server for tests, on the model of
+// net/http/httptest: tests of a Redis-backed store or gate use the server at
+// $GOODBOT_REDIS_ADDR (CI's .ci/services starts one) or start their own on a
+// free loopback port, and skip with a message when neither is possible.
+//
+// It needs a redis-server binary on PATH (Debian's redis-server package) and
+// no client library: it speaks just enough RESP to wait for PING.
+package redistest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// AddrEnv names the environment variable holding the address of a Redis that
+// tests may use (host:port, loopback).
+const AddrEnv = "GOODBOT_REDIS_ADDR"
+
+// Server is a private redis-server process without persistence.
+type Server struct {
+	Addr string // host:port it listens on
+	cmd  *exec.Cmd
+}
+
+// Start starts redis-server on addr ("" means a free loopback port), without
+// persistence, and waits until it answers PING.
+func Start(addr string) (*Server, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, err
+	}
+	if addr == "" {
+		if addr, err = FreeAddr(); err != nil {
+			return nil, err
+		}
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning")
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Addr: addr, cmd: cmd}
+	if err := Ping(addr, 5*time.Second); err != nil {
+		s.Kill()
+		return nil, fmt.Errorf("redistest: redis-server on %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+// Kill stops the server at once, like a crash: nothing is saved.
+func (s *Server) Kill() {
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+}
+
+// Setup finds the Redis for a test binary: the one at $GOODBOT_REDIS_ADDR if
+// it answers, else a private server started now (its address is then put in
+// the environment, as a program would read it). It returns "" and the reason
+// when there is none; stop is always safe to call.
+func Setup() (addr string, stop func(), why string) {
+	if a := os.Getenv(AddrEnv); a != "" {
+		if err := Ping(a, 2*time.Second); err != nil {
+			return "", func() {}, fmt.Sprintf("%s=%s does not answer: %v", AddrEnv, a, err)
+		}
+		return a, func() {}, ""
+	}
+	srv, err := Start("")
+	if err != nil {
+		return "", func() {}, fmt.Sprintf("%s unset and no private redis-server: %v", AddrEnv, err)
+	}
+	_ = os.Setenv(AddrEnv, srv.Addr)
+	return srv.Addr, srv.Kill, ""
+}
+
+// FreeAddr returns a loopback address nothing listens on (at the moment).
+func FreeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// Ping waits until a Redis at addr answers PING, without a client library (no
+// goroutines left behind).
+func Ping(addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		err := ping(addr)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond) // polling a server that is starting up
+	}
+}
+
+func ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return fmt.Errorf("redistest: PING answered %q", strings.TrimSpace(line))
+	}
+	return nil
+}
