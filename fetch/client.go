@@ -431,7 +431,7 @@ func (c *chain) inspect(resp *http.Response) error {
 	}
 	if v := c.sniff(resp); v.Blocked {
 		u := resp.Request.URL.String()
-		return &Error{Outcome: Blocked, URL: u, Status: resp.StatusCode,
+		return &Error{Outcome: challengeOutcome(v), URL: u, Status: resp.StatusCode,
 			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
 	}
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 {
@@ -441,6 +441,19 @@ func (c *chain) inspect(resp *http.Response) error {
 		}
 	}
 	return nil
+}
+
+// challengeOutcome is the outcome of a challenge page: RateLimited for a
+// vendor's rate-limit page (Cloudflare 1015, Wordfence's limit: the site
+// says "later", so the page is worth fetching again and Bot.Once gives its
+// mark back), Blocked for every other kind (a JS challenge, a CAPTCHA, a
+// block: the bot is refused, waiting does not help). Both carry the
+// *challenge.ChallengeError, and neither returns the page's body (C6, C7).
+func challengeOutcome(v challenge.Verdict) Outcome {
+	if v.Kind == challenge.RateLimit {
+		return RateLimited
+	}
+	return Blocked
 }
 
 // sniffBufs holds challenge.MaxBytes buffers for sniff.

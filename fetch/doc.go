@@ -42,9 +42,12 @@
 //     and an optional source address: D10, S2).
 //
 // On the way back, above politeness (so that pacing sees the answer as it
-// came), a challenge page ([challenge.Detector]) becomes a Blocked error and,
-// for HTML-only bots, another content type a NotHTML error; their bodies are
-// never returned. The client's CheckRedirect enforces the redirect limit.
+// came), a challenge page ([challenge.Detector]) becomes a Blocked error (a
+// RateLimited one for a vendor's rate-limit page such as Cloudflare's 1015:
+// the site asks for "later", not "never") and, for HTML-only bots, another
+// content type a NotHTML error; their bodies are never returned. Pacing
+// pauses the host when such a page comes with a rate-limit status (429, 503);
+// one served with another status gets the normal gap only. The client's CheckRedirect enforces the redirect limit.
 //
 // # Errors
 //

@@ -22,7 +22,7 @@ const (
 	NotModified                         // 304 to a conditional request (B8)
 	Disallowed                          // robots.txt disallows the URL, or a deny pattern matched (C1, H7)
 	Blocked                             // a bot challenge, CAPTCHA or block page (C6, H8)
-	RateLimited                         // 429/503 (509 if configured), or the host is paused (C4)
+	RateLimited                         // 429/503 (509 if configured), a vendor's rate-limit page, or the host is paused (C4)
 	GaveUp                              // the bot gave up on the host (Retry-After too long: H4)
 	Unreachable                         // network error, 5xx, robots.txt unreachable (H5, D8), host down
 	AuthRequired                        // 401, 403, or a redirect to a login page (S9)
@@ -172,7 +172,8 @@ func (e *Error) Is(target error) bool {
 	return s != nil && target == s
 }
 
-// Verdict returns the challenge verdict behind a Blocked error (zero if none).
+// Verdict returns the challenge verdict behind a Blocked error, or a
+// RateLimited one that came from a vendor's rate-limit page (zero if none).
 func (e *Error) Verdict() challenge.Verdict {
 	var ce *challenge.ChallengeError
 	if errors.As(e.Err, &ce) {

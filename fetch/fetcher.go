@@ -274,8 +274,8 @@ func (p *Page) fail(e *Error) (*Page, error) {
 	if e.URL != "" && p.Status == 0 {
 		p.FinalURL = e.URL
 	}
-	if e.Outcome == Blocked {
-		p.Body = nil
+	if e.Outcome == Blocked || p.Verdict.Blocked {
+		p.Body = nil // a challenge page is never content (C6)
 	}
 	return p, e
 }

@@ -2,11 +2,13 @@ package fetch_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 )
@@ -109,5 +111,42 @@ func TestOnce_S8_ConcurrentGetsFetchOnce(t *testing.T) {
 				t.Errorf("%s: %d requests, want 1", path, n)
 			}
 		}
+	})
+}
+
+// C6, C7, S8: a vendor's rate-limit page (Cloudflare 1015) is RateLimited,
+// not Blocked: its body is not content, the error is typed both ways
+// (ErrRateLimited and challenge.ErrChallenged with the verdict), the host is
+// paused (429), and with Once the page is fetched again after the pause. A
+// challenge to solve stays Blocked and keeps its mark.
+func TestChallenge_C6_C7_RateLimitPageIsRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "").
+			Handle("/limited", fetchtest.Sequence(fetchtest.RateLimitPage(http.StatusTooManyRequests), fetchtest.HTML("ok"))).
+			Handle("/limited200", fetchtest.Sequence(fetchtest.RateLimitPage(http.StatusOK), fetchtest.HTML("ok"))).
+			Handle("/challenge", fetchtest.Sequence(fetchtest.Challenge(http.StatusForbidden), fetchtest.HTML("ok")))
+		bot := memBot(w)
+		bot.Once = true
+		f := mustFetcher(t, bot)
+		for _, path := range []string{"/limited", "/limited200"} {
+			u := "http://a.test" + path
+			p, err := f.Get(context.Background(), u)
+			var ce *challenge.ChallengeError
+			if p.Outcome != fetch.RateLimited || p.Body != nil || p.Verdict.Kind != challenge.RateLimit ||
+				!errors.Is(err, fetch.ErrRateLimited) || !errors.Is(err, challenge.ErrChallenged) ||
+				!errors.As(err, &ce) || ce.Verdict.Vendor != "cloudflare" {
+				t.Fatalf("%s: outcome %v, body %q, verdict %+v, err %v", path, p.Outcome, p.Body, p.Verdict, err)
+			}
+			start := time.Now()
+			get(t, f, u, fetch.OK)
+			if path == "/limited" && time.Since(start) < time.Minute {
+				t.Errorf("refetch after %v, want the host paused (default backoff 1m)", time.Since(start))
+			}
+		}
+		get(t, f, "http://a.test/challenge", fetch.Blocked)
+		get(t, f, "http://a.test/challenge", fetch.Duplicate)
+		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
 	})
 }

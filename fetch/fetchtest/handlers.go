@@ -157,6 +157,20 @@ func Challenge(status int) http.Handler {
 	})
 }
 
+// RateLimitPage serves a Cloudflare "error 1015: you are being rate
+// limited" page with status (Cloudflare sends 429), a vendor's rate-limit
+// page rather than a challenge to solve.
+func RateLimitPage(status int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; charset=UTF-8")
+		h.Set("Server", "cloudflare")
+		h.Set("Cf-Ray", "8a1b2c3d4e5f6790-AMS")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, "error code: 1015")
+	})
+}
+
 // Huge serves an HTML page of exactly n bytes with its Content-Length. A
 // client that stops reading early shows up as [Request.Aborted].
 func Huge(n int64) http.Handler {
