@@ -319,6 +319,23 @@ func (g *MemoryGate) Len() int {
 	return len(g.hosts)
 }
 
+// Waiting returns the number of callers queued for host's lease, not counting
+// the one that holds it. The answer may be stale as soon as it is returned; it
+// is for tests (see [gatetest.Queuer]) and status pages.
+//
+// [gatetest.Queuer]: https://pkg.go.dev/github.com/goodbot-go/goodbot/politeness/gatetest#Queuer
+func (g *MemoryGate) Waiting(host string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	if e := g.hosts[host]; e != nil {
+		for w := e.head; w != nil; w = w.next {
+			n++
+		}
+	}
+	return n
+}
+
 type memLease struct {
 	g    *MemoryGate
 	host string

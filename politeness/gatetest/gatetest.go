@@ -8,7 +8,9 @@
 //
 // The checks use real time with short waits (tens of milliseconds), since a
 // gate may sit behind a network connection; each subtest uses host keys of its
-// own, so a shared backing store is fine.
+// own, so a shared backing store is fine. A gate that also implements
+// [Queuer] lets the FIFO check see each waiter join the queue instead of
+// allowing it a moment to, which keeps that check exact on a busy machine.
 package gatetest
 
 import (
@@ -53,6 +55,31 @@ func Run(t *testing.T, newGate func(t *testing.T) politeness.Gate) {
 			}
 			tc.fn(t, g, host)
 		})
+	}
+}
+
+// Queuer is an optional capability of a gate under test:
+// [politeness.MemoryGate] has it. Waiting returns the number of callers
+// queued for host's lease, not counting its holder.
+type Queuer interface {
+	Waiting(host string) int
+}
+
+// waitQueued returns once n callers are queued for host. Without [Queuer] it
+// can only allow the last one a moment to get there.
+func waitQueued(t *testing.T, g politeness.Gate, host string, n int) {
+	t.Helper()
+	q, ok := g.(Queuer)
+	if !ok {
+		time.Sleep(20 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for q.Waiting(host) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d callers queued for %s after 10s, want %d", q.Waiting(host), host, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -260,7 +287,7 @@ func testCancelQueued(t *testing.T, g politeness.Gate, host func(string) string)
 		}
 		done <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let it queue; the check is the prompt return below
+	waitQueued(t, g, host("a"), 1) // the check is the prompt return below
 	cancel()
 	select {
 	case err := <-done:
@@ -317,7 +344,7 @@ func testFIFO(t *testing.T, g politeness.Gate, host func(string) string) {
 			release(t, l, politeness.State{})
 		})
 		<-started
-		time.Sleep(20 * time.Millisecond) // let it reach the queue: arrival order
+		waitQueued(t, g, host("a"), i+1) // it reached the queue: arrival order
 	}
 	release(t, held, politeness.State{})
 	wg.Wait()
