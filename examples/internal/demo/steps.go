@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,6 +98,8 @@ func (d *demo) steps() []step {
 				{"B7", func(r *record) (bool, string) {
 					return true, "followed the sitemap and same-site links only: " + paths(r.reqs)
 				}},
+				{"C5", checked(text("GET and HEAD only; no cookie, no credentials, no form ever submitted"),
+					fetchtest.OnlyGetHead(), fetchtest.NoCookies(), fetchtest.NoCredentials())},
 				{"B12", func(r *record) (bool, string) {
 					for _, q := range r.reqs {
 						if !strings.Contains(q.Header.Get("User-Agent"), "BothyBot") || !strings.Contains(q.Header.Get("Signature-Agent"), "bothy.tools") {
@@ -144,6 +147,13 @@ func (d *demo) steps() []step {
 					return ok, fmt.Sprintf("%d requests (%s): only the page whose <lastmod> moved, with Cache-Control: no-cache", len(r.reqs), paths(r.reqs))
 				}},
 			}},
+		{bot: "BothyBot", title: "crawl of an abbey site that rate-limits", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "http://"+demoweb.Abbey+"/"),
+			claims: []claim{
+				{"B6", func(r *record) (bool, string) { return rateLimited(r, scaled(time.Minute)) }},
+				{"C4", checked(func(r *record) string {
+					return fmt.Sprintf("the 429 on /guides paused the whole host: the next request, for %s, waited for it", nextAfter(r.to(demoweb.Abbey), http.StatusTooManyRequests))
+				}, fetchtest.HonoursRetryAfter())},
+			}},
 		{bot: "Readiness", title: "BothyBot's readiness check of the parish site", run: readiness.Run,
 			args: []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "readiness.db"), "-report", filepath.Join(d.dir, "readiness"), parish},
 			claims: []claim{
@@ -165,6 +175,10 @@ func (d *demo) steps() []step {
 			claims: []claim{
 				{"H1", checked(text("User-Agent: "+profiles.HootyUA+" and From: "+profiles.HootyFrom+" on every request"),
 					fetchtest.UserAgent(profiles.HootyUA), fetchtest.From(profiles.HootyFrom))},
+				{"H2", checked(func(r *record) string {
+					return "robots.txt first on every site; school.test's `Disallow: /*?print` kept out /term-dates?print and `Disallow: /staffroom$` kept out /staffroom but not /staffroom/visitors"
+				}, fetchtest.RobotsFirst(), fetchtest.NotFetched(demoweb.School, "/staffroom"), noQuery(demoweb.School, "print"),
+					fetched(demoweb.School, "/staffroom/visitors"))},
 				{"H3", checked(func(r *record) string {
 					return fmt.Sprintf("one page at a time per site; smallest gap on %s %s (0.5 s scaled by %g)", demoweb.School, minGap(r, demoweb.School).Round(time.Millisecond), d.scale)
 				}, fetchtest.NoOverlap(), fetchtest.MinGapOn(demoweb.School, scaled(500*time.Millisecond)))},
@@ -182,6 +196,15 @@ func (d *demo) steps() []step {
 					return n <= 3, fmt.Sprintf("%s reset every connection: %d attempt(s), then the site was given up; %s/stuck never answered: %s",
 						demoweb.Dead, n, demoweb.Slow, stuck.Outcome)
 				}},
+				{"C6", func(r *record) (bool, string) {
+					shop, down := r.result("http://"+demoweb.Shop+"/"), r.result("http://"+demoweb.Down+"/")
+					return shop.Outcome == "blocked" && down.Outcome == "unreachable",
+						fmt.Sprintf("the challenge on %s is %q, told apart from %s's robots.txt error, %q", demoweb.Shop, shop.Outcome, demoweb.Down, down.Outcome)
+				}},
+				{"H9", configured(func() (bool, string) {
+					ttl := profiles.Hooty(time.Hour, 20, d.scale).RobotsTTL
+					return ttl > 0 && ttl <= scaled(time.Hour), fmt.Sprintf("robots.txt copies are kept %s (one hour scaled) before a re-read: fetch.Bot.RobotsTTL; TestHooty_H5_RobotsServerError_H9_WithinAnHour shows it in fake time", ttl)
+				})},
 				{"H7", checked(text("/prospectus.pdf was never requested (HTML only), at most 20 pages per site"),
 					fetchtest.NotFetched(demoweb.School, "/prospectus.pdf"))},
 				{"H8", func(r *record) (bool, string) {
@@ -195,7 +218,26 @@ func (d *demo) steps() []step {
 			claims: []claim{
 				{"S1", checked(text("User-Agent: "+profiles.SofyaUA+" on every request"), fetchtest.UserAgent(profiles.SofyaUA))},
 				{"S3", checked(text("/private/drafts was never requested (SofyaBot's group on news-a, `*` elsewhere)"),
-					fetchtest.NotFetched(demoweb.NewsHosts[0], "/private/drafts"), fetchtest.NotFetched(demoweb.NewsHosts[2], "/private/drafts"))},
+					fetchtest.NotFetched(demoweb.NewsHosts[0], "/private/drafts"), fetchtest.NotFetched(demoweb.NewsHosts[1], "/private/drafts"))},
+				{"C2", checked(func(r *record) string {
+					return fmt.Sprintf("news-c has no robots.txt (404): everything allowed, /private/drafts included; news-d's robots.txt moved (301): followed (%s), and its rules kept /private/drafts out", paths(r.to(demoweb.NewsHosts[3], "/robots.txt", "/site/robots.txt")))
+				}, fetched(demoweb.NewsHosts[2], "/private/drafts"), fetched(demoweb.NewsHosts[3], "/site/robots.txt"), fetchtest.NotFetched(demoweb.NewsHosts[3], "/private/drafts"))},
+				{"S7", checked(text("every page has a <script> and a subscription <form>: neither /app.js nor /subscribe was ever requested, GET/HEAD only"),
+					fetchtest.OnlyGetHead(), notFetchedAnywhere("/app.js", "/subscribe"))},
+				{"S9", func(r *record) (bool, string) {
+					m, p := r.result("http://"+demoweb.NewsHosts[3]+"/members"), r.result("http://"+demoweb.NewsHosts[3]+"/premium")
+					login := len(r.to(demoweb.NewsHosts[3], "/login"))
+					return m.Outcome == "auth_required" && p.Outcome == "auth_required" && login == 0,
+						fmt.Sprintf("news-d /members (401) and /premium (redirect to /login) skipped as %q and %q; the login page was requested %d times", m.Outcome, p.Outcome, login)
+				}},
+				{"S2", configured(func() (bool, string) {
+					a := netip.MustParseAddr("192.0.2.7")
+					return profiles.Sofya(a, 1).LocalAddr == a, "-source ADDR binds every outgoing connection to that address (fetch.Bot.LocalAddr); the demo reaches its sites through its own dialer, so TestSofya_S2_SourceAddress shows it"
+				})},
+				{"S10", configured(func() (bool, string) {
+					ttl := profiles.Sofya(netip.Addr{}, d.scale).RobotsTTL
+					return ttl > 0 && ttl <= scaled(24*time.Hour), fmt.Sprintf("robots.txt copies are kept %s (24 h scaled), then read again: fetch.Bot.RobotsTTL; TestSofya_S8_OnceAcrossRuns_S10", ttl)
+				})},
 				{"S4", checked(func(r *record) string {
 					return fmt.Sprintf("news-a's Crawl-delay: 0.4 honoured: smallest gap %s", minGap(r, demoweb.NewsHosts[0]).Round(time.Millisecond))
 				}, fetchtest.MinGapOn(demoweb.NewsHosts[0], 400*time.Millisecond))},
@@ -247,6 +289,20 @@ func (d *demo) steps() []step {
 				}},
 				{"D2", checked(text(`signed; Signature-Agent: "https://directories.prosvita.io" (quoted), keyid = the key's JWK thumbprint`),
 					fetchtest.Signed(verifier(d.dirPub)), fetchtest.HeaderIs("Signature-Agent", `"`+profiles.DirectoriesAgent+`"`))},
+				{"D3", func(r *record) (bool, string) { return exactURLs(r) }},
+				{"D5", checked(func(r *record) string {
+					return fmt.Sprintf("%s set a cookie on its redirect (%s); no request ever sent one", demoweb.Moved, firstHeader(r.to(demoweb.Moved, "/partners"), "Set-Cookie"))
+				}, fetchtest.NoCookies())},
+				{"D7", checked(func(r *record) string {
+					return fmt.Sprintf("robots.txt before each host's page; plumber's DirectoriesBot group beat `*`; florist's empty `Disallow:` allowed its page although `*` is disallowed: %s",
+						r.result(demoweb.ListingURL(demoweb.Florist)).Outcome)
+				}, fetchtest.RobotsFirst(), fetched(demoweb.Florist, "/partners"), fetchtest.NotFetched(demoweb.Plumber, "/partners"))},
+				{"D8", func(r *record) (bool, string) {
+					cafe, outage := len(r.to(demoweb.Cafe, "/partners")), len(r.to(demoweb.Outage, "/partners"))
+					return cafe == 1 && outage == 0, fmt.Sprintf("cafe.test has no robots.txt (404): its page was fetched; outage.test's robots.txt answered 500: its page was not (%d requests), reported %q",
+						outage, r.result(demoweb.ListingURL(demoweb.Outage)).Outcome)
+				}},
+				{"D11", func(r *record) (bool, string) { return bounds(r, d.scale) }},
 				{"D4", func(r *record) (bool, string) {
 					res := r.result(demoweb.ListingURL(demoweb.Moved))
 					return res.Outcome == "verified", fmt.Sprintf("%s moved: followed to %s, %s", demoweb.Moved, res.FinalURL, res.Outcome)
@@ -269,8 +325,8 @@ func (d *demo) steps() []step {
 					return n == 0, fmt.Sprintf("%s is on the block list: %d requests, outcome %s", demoweb.Spam, n, r.result(demoweb.ListingURL(demoweb.Spam)).Outcome)
 				}},
 				{"bad", func(r *record) (bool, string) {
-					ok := strings.Contains(r.stderr, "line 8: schedule \"fortnightly\"")
-					return ok, "the malformed row was named by its line (line 8: schedule \"fortnightly\"...) and the other rows still ran"
+					want := fmt.Sprintf("line %d: schedule \"fortnightly\"", demoweb.BadRow())
+					return strings.Contains(r.stderr, want), "the malformed row was named by its line (" + want + "...) and the other rows still ran"
 				}},
 			}},
 		{bot: "DirectoriesBot", title: "run again: nothing is due yet", run: directories.Run, args: dirArgs,
@@ -284,7 +340,12 @@ func (d *demo) steps() []step {
 			claims: []claim{
 				{"D12", func(r *record) (bool, string) {
 					return len(r.results) == 1 && len(r.to(demoweb.Bakery)) == 1,
-						fmt.Sprintf("only %s was checked (%d request: robots.txt cached for 24 h, D9)", demoweb.Bakery, len(r.to(demoweb.Bakery)))
+						fmt.Sprintf("only %s was checked (%d request)", demoweb.Bakery, len(r.to(demoweb.Bakery)))
+				}},
+				{"D9", func(r *record) (bool, string) {
+					n := len(r.to(demoweb.Bakery, "/robots.txt"))
+					ttl := profiles.Directories(nil, nil, d.scale).RobotsTTL
+					return n == 0 && ttl <= scaled(24*time.Hour), fmt.Sprintf("robots.txt not requested again (%d): the copy in the state file is kept %s (24 h scaled)", n, ttl)
 				}},
 			}},
 	}

@@ -24,6 +24,7 @@ const (
 	Down      = "robots-down.test"    // robots.txt answers 503
 	Dead      = "dead.test"           // resets every connection
 	Busy      = "busy.test"           // asks for a day's pause (Retry-After: 86400)
+	Abbey     = "abbey.test"          // BothyBot: 429 with Retry-After, then 503 without
 	Directory = "citydir.test"        // the directory whose listings are checked
 )
 
@@ -38,7 +39,15 @@ const (
 	Cafe    = "cafe.test"    // the listing page is gone: error 404
 	Moved   = "moved.test"   // the listing page moved (one redirect), links back
 	Spam    = "spam.test"    // on the block list: never fetched
+	Outage  = "outage.test"  // robots.txt answers 500: the page is not fetched
+	Chain   = "chain.test"   // the listing page redirects four times
+	Huge    = "huge.test"    // the listing page is 6 MB
+	Stall   = "stall.test"   // the listing page never answers
 )
+
+// ListingHosts are the hosts of the demo's listings, in the listings file's
+// order.
+var ListingHosts = []string{Bakery, Florist, Plumber, Cafe, Moved, Spam, Outage, Chain, Huge, Stall}
 
 // T0 is the demo web's publication clock: the lastmod dates of its pages.
 var T0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
@@ -60,14 +69,18 @@ func New() *Web {
 	w.Host(Dead).Fallback(fetchtest.Reset())
 	w.Host(Busy).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	w.Host(Busy).Fallback(fetchtest.RetryAfter(http.StatusServiceUnavailable, "86400"))
+	w.abbey()
 	w.news()
 	w.directories()
 	return w
 }
 
-func page(title string, hrefs ...string) string {
+func page(title string, hrefs ...string) string { return pageWith(title, "", hrefs...) }
+
+// pageWith is page with extra raw HTML (scripts, forms) in its body.
+func pageWith(title, extra string, hrefs ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!DOCTYPE html><html><head><title>%s</title></head><body><h1>%s</h1>\n", title, title)
+	fmt.Fprintf(&b, "<!DOCTYPE html><html><head><title>%s</title></head><body><h1>%s</h1>\n%s", title, title, extra)
 	fmt.Fprintf(&b, "<p>This is the %s page. It says something useful.</p>\n<ul>\n", strings.ToLower(title))
 	for _, h := range hrefs {
 		fmt.Fprintf(&b, "<li><a href=%q>%s</a></li>\n", h, h)
@@ -136,9 +149,14 @@ func (w *Web) TouchParishPage(path string, at time.Time) {
 
 func (w *Web) school() {
 	h := w.Host(School)
-	h.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
-	h.Handle("/", fetchtest.HTML(page("School", "/term-dates", "/timetable", "/uniform", "/prospectus.pdf")))
+	// "*" and "$" (H2): print views of any page, and the staff room itself
+	// but not the pages under it.
+	h.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nDisallow: /*?print\nDisallow: /staffroom$\n"))
+	h.Handle("/", fetchtest.HTML(page("School", "/term-dates", "/timetable", "/uniform", "/prospectus.pdf",
+		"/term-dates?print", "/staffroom", "/staffroom/visitors")))
 	h.Handle("/term-dates", fetchtest.HTML(page("Term dates", "/")))
+	h.Handle("/staffroom", fetchtest.HTML(page("Staff room")))
+	h.Handle("/staffroom/visitors", fetchtest.HTML(page("Visitors", "/")))
 	// The first request for the timetable is turned away for 1 s.
 	h.Handle("/timetable", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "1"), fetchtest.HTML(page("Timetable"))))
 	h.Handle("/uniform", fetchtest.HTML(page("Uniform")))
@@ -167,19 +185,54 @@ func (w *Web) down() {
 	h.Fallback(fetchtest.HTML(page("Never fetched")))
 }
 
+// abbey is BothyBot's rate-limited site (B6): /guides answers 429 with
+// Retry-After: 1 once, /shop 503 without Retry-After once.
+func (w *Web) abbey() {
+	h := w.Host(Abbey)
+	h.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
+	h.Handle("/", fetchtest.HTML(page("Abbey", "/history", "/guides", "/opening", "/shop", "/gardens", "/events", "/library")))
+	for _, p := range []string{"/history", "/opening", "/gardens", "/events", "/library"} {
+		h.Handle(p, fetchtest.HTML(page(strings.Trim(p, "/"))))
+	}
+	h.Handle("/guides", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "1"), fetchtest.HTML(page("Guides"))))
+	h.Handle("/shop", fetchtest.Sequence(fetchtest.Status(http.StatusServiceUnavailable), fetchtest.HTML(page("Shop"))))
+}
+
+// newsExtra is on every news page: a script and a subscription form, which a
+// bot that runs no JavaScript and submits no forms never requests (S7).
+const newsExtra = `<script src="/app.js"></script>
+<form action="/subscribe" method="post"><input name="email"><button>Subscribe</button></form>
+`
+
 func (w *Web) news() {
 	for i, host := range NewsHosts {
 		h := w.Host(host)
 		robots := "User-agent: *\nDisallow: /private/\n"
-		if i == 0 {
+		switch i {
+		case 0:
 			robots = "User-agent: SofyaBot\nDisallow: /private/\nCrawl-delay: 0.4\n\nUser-agent: *\nDisallow: /\n"
+		case 2: // no robots.txt (404): no restrictions (C2)
+		case 3: // robots.txt moved: the redirect is followed (C2)
+			h.Handle("/robots.txt", fetchtest.Redirect("/site/robots.txt", http.StatusMovedPermanently))
+			h.Handle("/site/robots.txt", fetchtest.Robots(robots))
 		}
-		h.Handle("/robots.txt", fetchtest.Robots(robots))
+		if i < 2 {
+			h.Handle("/robots.txt", fetchtest.Robots(robots))
+		}
+		h.Handle("/app.js", fetchtest.Text("text/javascript", "location.href='/subscribe'"))
+		h.Handle("/subscribe", fetchtest.HTML(page("Subscribed")))
 		var paths []string
 		for j := 1; j <= 5; j++ {
 			paths = append(paths, fmt.Sprintf("/story/%d", j))
 		}
-		h.Handle("/", fetchtest.HTML(page("News "+host, append(paths, "/private/drafts", "/", "/story/1?ref=home#top")...)))
+		links := append(paths, "/private/drafts", "/", "/story/1?ref=home#top")
+		if i == 3 { // behind a login or paywall (S9)
+			links = append(links, "/members", "/premium")
+			h.Handle("/members", fetchtest.LoginRequired())
+			h.Handle("/premium", fetchtest.LoginRedirect("/login"))
+			h.Handle("/login", fetchtest.LoginForm())
+		}
+		h.Handle("/", fetchtest.HTML(pageWith("News "+host, newsExtra, links...)))
 		for j, p := range paths {
 			h.Handle(p, fetchtest.HTML(page("Story "+p, "/", paths[(j+1)%len(paths)])))
 		}
@@ -201,14 +254,29 @@ func Backlink(host string) string {
 
 func (w *Web) directories() {
 	w.Host(Directory).Handle("/", fetchtest.HTML(page("City directory")))
-	for _, host := range []string{Bakery, Florist, Plumber, Cafe, Moved, Spam} {
+	for _, host := range []string{Bakery, Plumber, Moved, Spam, Chain, Huge, Stall} {
 		w.Host(host).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	}
+	// Cafe has no robots.txt (404): no restrictions (D8). Florist's
+	// DirectoriesBot group has an empty Disallow: everything allowed, though
+	// "*" is disallowed everywhere (D7).
+	w.Host(Florist).Handle("/robots.txt", fetchtest.Robots("User-agent: DirectoriesBot\nDisallow:\n\nUser-agent: *\nDisallow: /\n"))
+	w.Host(Cafe).Handle("/robots.txt", fetchtest.Status(http.StatusNotFound))
+	w.Host(Outage).Handle("/robots.txt", fetchtest.Status(http.StatusInternalServerError)) // D8: not fetched
+	w.Host(Outage).Handle("/partners", fetchtest.HTML(page("Partners", Backlink(Outage))))
+	w.Host(Chain).Handle("/partners", fetchtest.Redirect("/r1", http.StatusFound)) // D11: a fourth redirect is not followed
+	for i := 1; i <= 4; i++ {
+		w.Host(Chain).Handle(fmt.Sprintf("/r%d", i), fetchtest.Redirect(fmt.Sprintf("/r%d", i+1), http.StatusFound))
+	}
+	w.Host(Chain).Handle("/r5", fetchtest.HTML(page("Partners", Backlink(Chain))))
+	w.Host(Huge).Handle("/partners", fetchtest.Huge(6<<20)) // D11: reading stops at 5 MB
+	w.Host(Stall).Handle("/partners", fetchtest.Hang())     // D11: 15 s for the whole fetch
 	w.Host(Bakery).Handle("/partners", fetchtest.HTML(page("Our partners", "/", "https://www."+Directory+"/listing/bakery#reviews")))
 	w.Host(Florist).Handle("/partners", fetchtest.HTML(page("Partners", "/", "https://elsewhere.test/")))
 	w.Host(Plumber).Handle("/robots.txt", fetchtest.Robots("User-agent: DirectoriesBot\nDisallow: /partners\n\nUser-agent: *\nAllow: /\n"))
 	w.Host(Plumber).Handle("/partners", fetchtest.HTML(page("Partners", Backlink(Plumber))))
-	w.Host(Moved).Handle("/partners", fetchtest.Redirect("/about/partners", http.StatusMovedPermanently))
+	// Its redirect sets a cookie, which the next request must not send (D5).
+	w.Host(Moved).Handle("/partners", fetchtest.SetCookie("visitor", "42", fetchtest.Redirect("/about/partners", http.StatusMovedPermanently)))
 	w.Host(Moved).Handle("/about/partners", fetchtest.HTML(page("Partners", Backlink(Moved))))
 	w.Host(Spam).Handle("/partners", fetchtest.HTML(page("Partners", Backlink(Spam))))
 }
@@ -218,9 +286,12 @@ func (w *Web) directories() {
 func ListingsCSV() string {
 	var b strings.Builder
 	b.WriteString("listing_url,backlink,directory,schedule\n")
-	for _, h := range []string{Bakery, Florist, Plumber, Cafe, Moved, Spam} {
+	for _, h := range ListingHosts {
 		fmt.Fprintf(&b, "%s,%s,%s,weekly\n", ListingURL(h), Backlink(h), Directory)
 	}
 	b.WriteString("http://broken.test/partners,https://citydir.test/listing/broken,citydir.test,fortnightly\n")
 	return b.String()
 }
+
+// BadRow is the line number of the malformed row in [ListingsCSV].
+func BadRow() int { return len(ListingHosts) + 2 }

@@ -31,6 +31,9 @@ type Pause struct {
 	Start  time.Time
 	Dur    time.Duration
 	Reason string
+	// Routine marks the ordinary gap between two requests (the host's
+	// delay): drawn, but not listed under the chart.
+	Routine bool
 }
 
 // Run is one bot's run: its requests and pauses.
@@ -104,6 +107,13 @@ type chart struct {
 	Ticks    []tick
 	Overlaps []string
 	Total    string
+	Notes    []note // the pauses that were not routine, in time order
+	Routine  int    // how many routine gaps were drawn
+}
+
+// note is one listed pause: where, when, how long and why.
+type note struct {
+	Host, At, Dur, Reason string
 }
 
 type tick struct {
@@ -170,6 +180,18 @@ func build(r Run) chart {
 		l := get(p.Host)
 		l.Bars = append(l.Bars, bar{X: x(p.Start), W: max(minBarW, x(end)-x(p.Start)), Class: "pause", Tooltip: tip})
 	}
+	var notes []note
+	routine := 0
+	pauses := append([]Pause(nil), r.Pauses...)
+	sort.SliceStable(pauses, func(i, j int) bool { return pauses[i].Start.Before(pauses[j].Start) })
+	for _, p := range pauses {
+		if p.Routine {
+			routine++
+			continue
+		}
+		notes = append(notes, note{Host: p.Host, At: p.Start.Sub(t0).Round(time.Millisecond).String(),
+			Dur: p.Dur.Round(time.Millisecond).String(), Reason: p.Reason})
+	}
 	for _, s := range r.Spans {
 		l := get(s.Host)
 		end := s.End
@@ -190,7 +212,8 @@ func build(r Run) chart {
 			Tooltip: fmt.Sprintf("%s %d, %s (at +%s)", s.Path, s.Status, end.Sub(s.Start).Round(time.Millisecond), s.Start.Sub(t0).Round(time.Millisecond))})
 	}
 	names := sortedKeys(hosts)
-	c := chart{Title: r.Title, Width: labelW + plotW + 20, Overlaps: r.Overlaps(), Total: span.Round(time.Millisecond).String()}
+	c := chart{Title: r.Title, Width: labelW + plotW + 20, Overlaps: r.Overlaps(), Total: span.Round(time.Millisecond).String(),
+		Notes: notes, Routine: routine}
 	for i, h := range names {
 		hosts[h].Y = topPad + float64(i)*laneH
 		c.Lanes = append(c.Lanes, *hosts[h])
@@ -212,6 +235,7 @@ svg{border:1px solid #ddd;background:#fcfcfc}
 .ok{fill:#2e7d32}.limit{fill:#e65100}.err{fill:#c62828}.fail{fill:#6a1b9a}
 .pause{fill:#90caf9;fill-opacity:.55}
 .lbl{font-size:12px}.tick{font-size:10px;fill:#666}.grid{stroke:#eee}
+.notes{border-collapse:collapse;margin:.4em 0;font-size:13px}.notes td,.notes th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 .good{color:#2e7d32}.bad{color:#c62828;font-weight:bold}
 .key span{display:inline-block;width:1em;height:.8em;margin:0 .3em 0 1em;vertical-align:middle}
 </style></head><body>
@@ -229,6 +253,10 @@ for its path, status and timing. Light blue is a pause the bot took before that 
 {{end}}{{range .Lanes}}{{$y := .Y}}<text class="lbl" x="4" y="{{$y}}" dy="15">{{.Host}} ({{.Requests}})</text>
 {{range .Bars}}<rect class="{{.Class}}" x="{{.X}}" y="{{$y}}" width="{{.W}}" height="20"><title>{{.Tooltip}}</title></rect>
 {{end}}{{end}}</svg>
+{{if .Notes}}<table class="notes"><tr><th>host</th><th>at</th><th>pause</th><th>why</th></tr>
+{{range .Notes}}<tr><td>{{.Host}}</td><td>+{{.At}}</td><td>{{.Dur}}</td><td>{{.Reason}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Routine}}<p class="tick">and {{.Routine}} routine gap(s) between requests (the host's delay), drawn but not listed.</p>{{end}}
 {{end}}
 </body></html>
 `))

@@ -14,7 +14,8 @@ func TestOverlapsAndHTML(t *testing.T) {
 		{Host: "a.test", Path: "/robots.txt", Start: ms(0), End: ms(10), Status: 200},
 		{Host: "a.test", Path: "/", Start: ms(20), End: ms(30), Status: 429},
 		{Host: "b.test", Path: "/", Start: ms(5), End: ms(50), Status: 200},
-	}, Pauses: []Pause{{Host: "a.test", Start: ms(30), Dur: 100 * time.Millisecond, Reason: "Retry-After <2s>"}}}
+	}, Pauses: []Pause{{Host: "a.test", Start: ms(30), Dur: 100 * time.Millisecond, Reason: "Retry-After <2s>"},
+		{Host: "a.test", Start: ms(10), Dur: 10 * time.Millisecond, Reason: "wait: delay", Routine: true}}}
 	if o := run.Overlaps(); len(o) != 0 {
 		t.Errorf("overlaps %v", o)
 	}
@@ -23,7 +24,9 @@ func TestOverlapsAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"No host ever had two requests", "a.test (2)", `class="limit"`, "Retry-After &lt;2s&gt;"} {
+	for _, want := range []string{"No host ever had two requests", "a.test (2)", `class="limit"`, "Retry-After &lt;2s&gt;",
+		// The pause is listed with its reason under the chart, the routine gap only counted.
+		"<td>a.test</td><td>+30ms</td><td>100ms</td><td>Retry-After &lt;2s&gt;</td>", "and 1 routine gap(s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("html lacks %q", want)
 		}
