@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -95,7 +96,9 @@ const (
 // stays as written), never buffers more than one URL, and stops with a
 // *LimitError at Options.MaxURLs entries or Options.MaxBytes bytes.
 //
-// A Reader is not safe for concurrent use.
+// The zero Reader has nothing to read: Next returns false and Err reports
+// that it was not made by [NewReader]. A Reader is not safe for concurrent
+// use.
 type Reader struct {
 	src      io.Reader
 	in       io.Reader
@@ -149,6 +152,9 @@ type Reader struct {
 	// Text state.
 	longLine bool
 }
+
+// errNoSource is the Err of a Reader with no io.Reader to read.
+var errNoSource = errors.New("sitemap: Reader has no source (use NewReader with a non-nil io.Reader)")
 
 // NewReader returns a Reader that reads from r. opt may be nil.
 func NewReader(r io.Reader, opt *Options) *Reader {
@@ -304,6 +310,10 @@ func (r *Reader) ensure(n int) bool {
 
 func (r *Reader) step() {
 	if !r.started {
+		if r.src == nil { // a zero Reader, or NewReader(nil, ...)
+			r.started, r.done, r.err = true, true, errNoSource
+			return
+		}
 		r.open()
 		r.detect()
 		return

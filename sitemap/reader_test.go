@@ -463,3 +463,23 @@ func TestReader_LongJunkBeforeLoc(t *testing.T) {
 		t.Errorf("got %+v, invalid %d", got, r.Invalid())
 	}
 }
+
+// A zero Reader, or one made over a nil io.Reader, reads nothing and says
+// why instead of panicking.
+func TestReader_ZeroValue(t *testing.T) {
+	for name, r := range map[string]*Reader{"zero": new(Reader), "nil source": NewReader(nil, nil)} {
+		t.Run(name, func(t *testing.T) {
+			if r.Next() || r.Err() == nil || !strings.HasPrefix(r.Err().Error(), "sitemap: ") {
+				t.Fatalf("Next on %s Reader: err %v", name, r.Err())
+			}
+			if r.Next() {
+				t.Error("second Next returned true")
+			}
+			for _, err := range r.All() {
+				if err == nil {
+					t.Error("All yielded an entry")
+				}
+			}
+		})
+	}
+}
