@@ -23,8 +23,12 @@ import (
 // as absent, so the origin is simply fetched again.
 var errCorrupt = errors.New("boltstore: corrupt record")
 
+// errNoDB is the error of a Store that New did not make.
+var errNoDB = errors.New("boltstore: Store has no database (use New)")
+
 // Store is a [robots.Store] in one bucket of a bbolt database. It is safe for
-// concurrent use (bbolt serialises writers).
+// concurrent use (bbolt serialises writers). The zero value is not usable:
+// make one with [New]; the methods of a zero Store return an error.
 type Store struct {
 	db     *bolt.DB
 	bucket []byte
@@ -55,6 +59,9 @@ func (s *Store) Load(ctx context.Context, origin string) (robots.Entry, bool, er
 	if err := ctx.Err(); err != nil {
 		return robots.Entry{}, false, err
 	}
+	if s == nil || s.db == nil {
+		return robots.Entry{}, false, errNoDB
+	}
 	var e robots.Entry
 	var ok bool
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -81,6 +88,9 @@ func (s *Store) Load(ctx context.Context, origin string) (robots.Entry, bool, er
 func (s *Store) Save(ctx context.Context, origin string, e robots.Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s == nil || s.db == nil {
+		return errNoDB
 	}
 	v, err := encode(e)
 	if err != nil {

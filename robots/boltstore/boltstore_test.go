@@ -112,3 +112,15 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// A zero Store (not made by New) returns errors instead of panicking.
+func TestZeroStore(t *testing.T) {
+	var s boltstore.Store
+	ctx := context.Background()
+	if _, ok, err := s.Load(ctx, "https://example.com:443"); err == nil || ok {
+		t.Errorf("Load on a zero Store = %v, %v; want an error", ok, err)
+	}
+	if err := s.Save(ctx, "https://example.com:443", robots.Entry{Status: 200}); err == nil || !strings.HasPrefix(err.Error(), "boltstore: ") {
+		t.Errorf("Save on a zero Store = %v; want a boltstore error", err)
+	}
+}

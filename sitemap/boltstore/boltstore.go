@@ -22,9 +22,13 @@ import (
 	"github.com/goodbot-go/goodbot/sitemap"
 )
 
+// errNoDB is the error of a Store that New did not make.
+var errNoDB = errors.New("boltstore: Store has no database (use New)")
+
 // Store is a [sitemap.Store] in one bucket of a bbolt database: one key
 // per site, holding the site's state as JSON. It is safe for concurrent
-// use (bbolt serialises writers). The zero value is not usable; call New.
+// use (bbolt serialises writers). The zero value is not usable: make one
+// with [New]; the methods of a zero Store return an error.
 type Store struct {
 	db     *bbolt.DB
 	bucket []byte
@@ -57,6 +61,9 @@ func (s *Store) Load(ctx context.Context, site string) (*sitemap.State, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s == nil || s.db == nil {
+		return nil, errNoDB
+	}
 	var st *sitemap.State
 	err := s.db.View(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(s.bucket)
@@ -81,6 +88,9 @@ func (s *Store) Load(ctx context.Context, site string) (*sitemap.State, error) {
 func (s *Store) Save(ctx context.Context, site string, st *sitemap.State) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s == nil || s.db == nil {
+		return errNoDB
 	}
 	v, err := json.Marshal(st)
 	if err != nil {

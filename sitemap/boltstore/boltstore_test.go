@@ -156,3 +156,15 @@ func TestCheck_B9_OneRequestAfterRestart(t *testing.T) {
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+// A zero Store (not made by New) returns errors instead of panicking.
+func TestZeroStore(t *testing.T) {
+	var s boltstore.Store
+	ctx := context.Background()
+	if st, err := s.Load(ctx, "https://example.com"); err == nil || st != nil {
+		t.Errorf("Load on a zero Store = %v, %v; want an error", st, err)
+	}
+	if err := s.Save(ctx, "https://example.com", &sitemap.State{}); err == nil || !strings.HasPrefix(err.Error(), "boltstore: ") {
+		t.Errorf("Save on a zero Store = %v; want a boltstore error", err)
+	}
+}
