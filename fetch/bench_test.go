@@ -174,3 +174,15 @@ func BenchmarkComposedInMemory(b *testing.B) {
 	}
 	benchGet(b, c, "http://bench.test/page")
 }
+
+// BenchmarkComposedInMemorySigned is BenchmarkComposedInMemory with Web Bot
+// Auth signing: compare with BenchmarkBareInMemory plus BenchmarkEd25519Sign.
+func BenchmarkComposedInMemorySigned(b *testing.B) {
+	bot := benchBot(cannedBase())
+	bot.Signer = &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools"}
+	c, err := fetch.New(bot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGet(b, c, "http://bench.test/page")
+}

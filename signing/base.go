@@ -10,8 +10,9 @@ import (
 	"github.com/dunglas/httpsfv"
 )
 
-// This file is the small RFC 9421 engine the package uses wherever httpsign
-// v0.3.2 cannot serve: verification (httpsign mutates req.URL, cannot pick the
+// This file is the small RFC 9421 engine the package uses for request
+// signatures (cheaper per request than httpsign v0.3.2; see doc.go) and
+// wherever httpsign cannot serve: verification (httpsign mutates req.URL, cannot pick the
 // key from keyid before verifying and only checks parameters that are present),
 // the directory response signatures ("@authority";req plus content-digest over
 // a ResponseWriter) and the byte-exact RFC 9421 Appendix B.2.6 reproduction

@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
-	"github.com/yaronf/httpsign"
+	"github.com/dunglas/httpsfv"
 )
 
 const (
@@ -74,18 +75,18 @@ type Signer struct {
 }
 
 type signerCache struct {
-	pub    string // public key bytes the cache was computed for
-	agent  string
-	form   AgentForm
-	label  string
-	kid    string
-	field  string // Signature-Agent value
-	fields httpsign.Fields
+	pub   string // public key bytes the cache was computed for
+	agent string
+	form  AgentForm
+	label string
+	kid   string
+	field string // Signature-Agent value
 
-	// Reused between requests; guarded by Signer.mu.
-	minimal   *http.Request
-	hs        *httpsign.Signer
-	hsExpires int64
+	// The constant parts of the signature base and Signature-Input (see
+	// Sign): only the authority, created, expires and nonce change.
+	afterAuthority string // "\n" + the signature-agent line + `"@signature-params": `
+	comps          string // ("@authority" "signature-agent"...)
+	tail           string // ;tag="web-bot-auth";keyid="..."
 }
 
 func (s *Signer) label() string {
@@ -140,29 +141,56 @@ func (s *Signer) prepared() (*signerCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := httpsign.NewFields()
-	fields.AddHeader("@authority")
-	if s.Form == Dictionary {
-		fields.AddDictHeader("signature-agent", label)
-	} else {
-		fields.AddHeader("signature-agent")
+	c = &signerCache{pub: string(pub), agent: s.Agent, form: s.Form, label: label, kid: kid, field: field}
+	if err := c.compile(); err != nil {
+		return nil, err
 	}
-	c = &signerCache{pub: string(pub), agent: s.Agent, form: s.Form, label: label, kid: kid, field: field, fields: *fields}
 	s.cache = c
 	return c, nil
+}
+
+// compile serialises the constant parts of every signature with the
+// package's RFC 9421 engine (base.go).
+func (c *signerCache) compile() error {
+	dictKey := ""
+	if c.form == Dictionary {
+		dictKey = c.label
+	}
+	comps := []component{newComponent("@authority", "", false), newComponent("signature-agent", dictKey, false)}
+	msg := requestMessage(http.MethodGet, "https", "", &url.URL{Path: "/"}, http.Header{"Signature-Agent": {c.field}})
+	rest, err := signatureBase(msg, comps[1:], "")
+	if err != nil {
+		return fmt.Errorf("signing: %w", err)
+	}
+	list, err := signParams(comps, httpsfv.NewParams())
+	if err != nil {
+		return fmt.Errorf("signing: %w", err)
+	}
+	p := httpsfv.NewParams()
+	p.Add("tag", TagWebBotAuth)
+	p.Add("keyid", c.kid)
+	tail, err := signParams(nil, p)
+	if err != nil {
+		return fmt.Errorf("signing: %w", err)
+	}
+	c.afterAuthority = "\n" + rest
+	c.comps = list
+	c.tail = strings.TrimPrefix(tail, "()")
+	return nil
 }
 
 // Sign adds Signature-Agent, Signature-Input and Signature to req.Header,
 // replacing any already there. It reads req.Host (or req.URL.Host) and
 // req.URL.Scheme only: never the body. It modifies req; a RoundTripper must
-// clone first ([Transport] does).
+// clone first ([Transport] does). created is time.Now() at the call, so
+// under testing/synctest it is the bubble's fake time.
 //
-// The signature is made with github.com/yaronf/httpsign, fed a minimal copy
-// of the request (normalised authority, Signature-Agent only) because
-// httpsign takes @authority from req.Host as is, parses the query (failing on
-// some real-world URLs) and may fill in req.URL. created is time.Now() at the
-// call (httpsign offers no way to set it), so under testing/synctest it is
-// the bubble's fake time.
+// The signature is built by this package's RFC 9421 engine, not by httpsign
+// (see the package documentation): the covered components and parameters
+// are fixed per Signer, so all but the authority, created, expires and
+// nonce is serialised once, and a signature costs one Ed25519 signing plus
+// a few string appends. Tests check the result byte for byte against
+// httpsign's signer and have httpsign's verifier accept it.
 func (s *Signer) Sign(req *http.Request) error {
 	c, err := s.prepared()
 	if err != nil {
@@ -183,57 +211,68 @@ func (s *Signer) Sign(req *http.Request) error {
 		scheme = "https"
 	}
 	authority := normaliseAuthority(host, scheme)
-
-	hs, minimal, err := s.parts(c, scheme, authority, time.Now().Add(s.expires()).Unix())
-	if err != nil {
-		return err
+	if strings.ContainsAny(authority, "\r\n") {
+		return errors.New("signing: line break in the request's host")
 	}
-	input, sig, err := httpsign.SignRequest(c.label, *hs, minimal)
+	now := time.Now()
+	nonce := ""
+	if s.Nonce {
+		nonce = newNonce()
+	}
+	params := c.params(now.Unix(), now.Add(s.expires()).Unix(), nonce)
+
+	bp := baseBufs.Get().(*[]byte)
+	base := append((*bp)[:0], `"@authority": `...)
+	base = append(base, authority...)
+	base = append(base, c.afterAuthority...)
+	base = append(base, params...)
+	var sig []byte
+	if priv, ok := s.Key.(ed25519.PrivateKey); ok {
+		sig = ed25519.Sign(priv, base)
+	} else { // e.g. an HSM or KMS handle
+		sig, err = s.Key.Sign(rand.Reader, base, crypto.Hash(0))
+	}
+	*bp = base
+	baseBufs.Put(bp)
 	if err != nil {
 		return fmt.Errorf("signing: sign: %w", err)
 	}
-	req.Header.Set("Signature-Agent", c.field)
-	req.Header.Set("Signature-Input", input)
-	req.Header.Set("Signature", sig)
+
+	sigField := make([]byte, 0, len(c.label)+3+base64.StdEncoding.EncodedLen(len(sig)))
+	sigField = append(sigField, c.label...)
+	sigField = append(sigField, "=:"...)
+	sigField = base64.StdEncoding.AppendEncode(sigField, sig)
+	sigField = append(sigField, ':')
+	h := req.Header
+	if h == nil {
+		h = http.Header{}
+		req.Header = h
+	}
+	h["Signature-Agent"] = []string{c.field}
+	h["Signature-Input"] = []string{c.label + "=" + params}
+	h["Signature"] = []string{string(sigField)}
 	return nil
 }
 
-// parts returns the httpsign signer and the minimal request to sign. Both
-// are reused while nothing in them changes (same expires second, same
-// authority, no nonce): httpsign only reads them, and this keeps the
-// per-request allocations down.
-func (s *Signer) parts(c *signerCache, scheme, authority string, expires int64) (*httpsign.Signer, *http.Request, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c.minimal == nil || c.minimal.Host != authority || c.minimal.URL.Scheme != scheme {
-		c.minimal = &http.Request{
-			Method: http.MethodGet,
-			URL:    &url.URL{Scheme: scheme, Host: authority, Path: "/"},
-			Host:   authority,
-			Header: http.Header{"Signature-Agent": {c.field}},
-		}
+// baseBufs holds signature base buffers for Sign.
+var baseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// params is the serialised @signature-params value (also the
+// Signature-Input member value), parameters in httpsign's order.
+func (c *signerCache) params(created, expires int64, nonce string) string {
+	b := make([]byte, 0, len(c.comps)+len(c.tail)+48+len(nonce))
+	b = append(b, c.comps...)
+	b = append(b, ";created="...)
+	b = strconv.AppendInt(b, created, 10)
+	b = append(b, ";expires="...)
+	b = strconv.AppendInt(b, expires, 10)
+	if nonce != "" {
+		b = append(b, `;nonce="`...)
+		b = append(b, nonce...)
+		b = append(b, '"')
 	}
-	if !s.Nonce && c.hs != nil && c.hsExpires == expires {
-		return c.hs, c.minimal, nil
-	}
-	cfg := httpsign.NewSignConfig().SignAlg(false).SetKeyID(c.kid).SetTag(TagWebBotAuth).SetExpires(expires)
-	if s.Nonce {
-		cfg.SetNonce(newNonce())
-	}
-	var hs *httpsign.Signer
-	var err error
-	if priv, ok := s.Key.(ed25519.PrivateKey); ok {
-		hs, err = httpsign.NewEd25519Signer(priv, cfg, c.fields)
-	} else { // e.g. an HSM or KMS handle: signed through jwx's EdDSA signer
-		hs, err = httpsign.NewJWSSigner(jwa.EdDSA, s.Key, cfg, c.fields)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("signing: %w", err)
-	}
-	if !s.Nonce {
-		c.hs, c.hsExpires = hs, expires
-	}
-	return hs, c.minimal, nil
+	b = append(b, c.tail...)
+	return string(b)
 }
 
 func newNonce() string {
