@@ -134,4 +134,3 @@ func TestSign_OpaqueSigner(t *testing.T) {
 		}
 	})
 }
-
