@@ -21,6 +21,8 @@ const MaxBytes = 64 << 10
 
 // Kind is the kind of a blocking response. The zero value means "not blocked"
 // and its String is "".
+//
+// A Kind is a plain value, safe to share.
 type Kind int
 
 // The kinds of blocking response.
@@ -55,6 +57,9 @@ func ParseKind(s string) (Kind, bool) {
 }
 
 // Verdict is the result of [Detect]. The zero value means "not a challenge".
+//
+// It is plain data, returned by value; Evidence is never shared between
+// verdicts.
 type Verdict struct {
 	Blocked  bool     // the response is a challenge, CAPTCHA, block or vendor rate-limit page, not content
 	Vendor   string   // lower-case vendor name ("cloudflare", "akamai", …), "" when unknown
@@ -192,6 +197,9 @@ var ErrChallenged = errors.New("challenge: response is a bot challenge or block 
 // ChallengeError reports that the response for URL was not content but a
 // challenge; fetch returns it so that the page is recorded as blocked and
 // never stored.
+//
+// It is plain data; its zero value (no URL, a zero Verdict) describes
+// nothing, and still matches [ErrChallenged].
 type ChallengeError struct {
 	URL     string
 	Verdict Verdict

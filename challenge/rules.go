@@ -15,6 +15,10 @@ import (
 // markers, or several body markers); a marker that also appears on served
 // pages (a CDN's server header, a sensor script) belongs in a combination,
 // never alone.
+//
+// The zero Rule is invalid ([Rule.Validate] rejects it, and [Detector]
+// never matches it). A Rule is plain data: a [Detector] compiles it once, so
+// do not modify it afterwards.
 type Rule struct {
 	Name   string // identifies the rule in a Verdict, e.g. "cloudflare/managed"
 	Vendor string // lower-case vendor name reported in the Verdict
@@ -40,6 +44,9 @@ type Rule struct {
 // HeaderMatch is a header condition: the header Name is present and, when
 // Value is not empty, one of its values contains Value (ASCII
 // case-insensitive).
+//
+// The zero HeaderMatch (no Name) is invalid: [Rule.Validate] rejects it.
+// It is plain data.
 type HeaderMatch struct {
 	Name  string
 	Value string
@@ -87,6 +94,9 @@ func (r *Rule) Validate() error {
 // Rules is a rule table: rules are tried in order and the first that
 // matches gives the verdict. It is plain data; build your own or extend
 // [DefaultRules] with append.
+//
+// A nil Rules in a [Detector] means [DefaultRules]; a non-nil empty table
+// matches nothing. Do not modify a table a Detector is using.
 type Rules []Rule
 
 // Validate validates every rule of the table and joins the errors.

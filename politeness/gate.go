@@ -36,6 +36,10 @@ type Gate interface {
 
 // A Lease is one holder's exclusive turn on a host, from [Gate.Acquire] until
 // Release.
+//
+// Implementations must make Release safe to call from any goroutine and
+// safe to call twice (the second call returns [ErrLeaseReleased]); State
+// may be called at any time.
 type Lease interface {
 	// State returns the host's State as read when the lease was granted
 	// (the one the last ready call saw).
@@ -57,6 +61,9 @@ var ErrLeaseReleased = errors.New("politeness: lease already released")
 //
 // The fields are written only by the [Transport]; a Gate stores them as they
 // are, except that it may forget a State after Expires.
+//
+// A State is a value; the Transport passes copies around and never shares
+// one between goroutines.
 type State struct {
 	// NotBefore: no request to the host starts before this instant. It covers
 	// the gap after the last response and any pause.

@@ -11,6 +11,8 @@ import (
 
 // RetryAfterMode says what to do when a host asks for a longer pause than
 // [Policy.MaxRetryAfter].
+//
+// The zero value is [Clamp].
 type RetryAfterMode int
 
 const (
@@ -76,6 +78,9 @@ func (m RetryAfterMode) String() string {
 // host down for BreakerCoolOff: requests fail fast with [ErrHostDown]. The
 // first request after the cool-off is a probe; if it fails too, the host is
 // down for another cool-off. Any response resets the count.
+//
+// A Policy is plain data, read but never modified by the Transport: do not
+// change it while the Transport is in use.
 type Policy struct {
 	// MinDelay is the least gap between requests to one host. Zero means
 	// one second; negative means none.
@@ -129,6 +134,10 @@ type Policy struct {
 // Limiter is a global request budget, such as *rate.Limiter from
 // golang.org/x/time/rate. Wait blocks until one request may start or ctx
 // ends, and returns an error if it cannot wait.
+//
+// The Transport calls Wait from many goroutines at once, so an
+// implementation must be safe for concurrent use (*rate.Limiter is). A nil
+// [Policy.Limiter] means no global budget.
 type Limiter interface {
 	Wait(ctx context.Context) error
 }

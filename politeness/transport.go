@@ -62,6 +62,8 @@ type rawHost struct{ scheme, host string }
 const maxInternedKeys = 4096
 
 // EventKind is the kind of an [Event].
+//
+// The zero value is no kind (String ""); it is never reported.
 type EventKind int
 
 const (
@@ -88,6 +90,9 @@ func (k EventKind) String() string {
 }
 
 // Event reports a decision of the Transport about a host.
+//
+// It is plain data, passed by value to [Transport.Observe]; the zero Event
+// is never reported.
 type Event struct {
 	Kind     EventKind
 	Host     string        // host key, see HostKey
@@ -112,6 +117,9 @@ var (
 
 // HostError is a request refused because of its host's state. Err is
 // [ErrRateLimited], [ErrGaveUp] or [ErrHostDown].
+//
+// It is plain data; the zero HostError (no Err) is never returned and
+// matches none of the sentinels.
 type HostError struct {
 	Host  string    // host key
 	Err   error     // the sentinel

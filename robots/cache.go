@@ -285,6 +285,8 @@ func isRedirect(status int) bool {
 
 // StatusError is why a site is closed when its robots.txt answered with a
 // server error (or 429); it is the Err of the [DisallowedError].
+//
+// It is plain data; a zero StatusError reads as a failed fetch.
 type StatusError struct {
 	URL    string // the robots.txt URL
 	Status int    // the HTTP status; 0 for a failure restored from a Store

@@ -59,6 +59,9 @@ var (
 // DisallowedError reports a URL that robots.txt does not let the agent fetch.
 // errors.Is(err, ErrDisallowed) is always true for it, and errors.Is(err,
 // ErrUnreachable) is true when Unreachable is.
+//
+// It is plain data; the zero value reads "robots:  disallowed for " and is
+// never returned.
 type DisallowedError struct {
 	URL   string // the URL asked about
 	Agent string // the agent's product token

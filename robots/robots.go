@@ -16,6 +16,10 @@ import (
 const MaxParseBytes = 512 << 10
 
 // Agent names a bot for robots.txt matching.
+//
+// The zero Agent has no name of its own, so only the "*" group applies to
+// it. An Agent is plain data: share it freely, but do not modify Former while
+// another goroutine uses it.
 type Agent struct {
 	// Token is the product token, such as "BothyBot". Anything from the first
 	// character that may not appear in a token on ("/1.0" and so on) is

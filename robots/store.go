@@ -10,6 +10,9 @@ import (
 // Entry is one fetch outcome for an origin, as a [Store] keeps it. The rules
 // are [FromResponse](Status, Body, nil); a Status of 0 records a network error
 // or timeout (the site is closed).
+//
+// The zero Entry (Status 0, no body) is a failed fetch: it keeps the site
+// closed. An Entry is plain data; Body must not be modified once saved.
 type Entry struct {
 	Fetched time.Time // when the fetch ended
 	Status  int       // final HTTP status after redirects; 0 if none was obtained
@@ -27,6 +30,8 @@ type Store interface {
 }
 
 // MemoryStore is a [Store] in memory. The zero value is ready to use.
+//
+// It is safe for concurrent use and must not be copied after first use.
 type MemoryStore struct {
 	mu sync.Mutex // guards m
 	m  map[string]Entry

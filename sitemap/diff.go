@@ -7,6 +7,9 @@ import (
 
 // Snapshot is what one read of a site's sitemaps said: each page URL with
 // its lastmod (the zero time when the entry had none).
+//
+// A Snapshot is plain data; [Diff] only reads it, so one Snapshot may be
+// diffed from several goroutines at once.
 type Snapshot struct {
 	// Read is when the sitemaps were read, by the server's clock (its Date
 	// header) when known. Diff uses it to spot lastmods in the future.
@@ -20,6 +23,9 @@ type Snapshot struct {
 
 // DiffResult is the difference between two reads of a site's sitemaps.
 // Every list is sorted.
+//
+// It is plain data; the zero value means "nothing changed", with no
+// pages.
 type DiffResult struct {
 	// New lists pages in the current read that the previous one lacked.
 	New []string

@@ -8,6 +8,8 @@ import (
 )
 
 // Format is the kind of document a [Reader] found, detected from the content.
+//
+// The zero value is [FormatUnknown].
 type Format int
 
 // The formats a [Reader] recognises.
@@ -42,6 +44,9 @@ func (f Format) String() string {
 }
 
 // Entry is one URL read from a sitemap, index or feed.
+//
+// An Entry is plain data returned by value; the zero Entry (no Loc) is
+// never yielded except with an error by [Reader.All].
 type Entry struct {
 	// Loc is the absolute http or https URL, with surrounding white space
 	// (including U+00A0) and embedded tabs and newlines removed, entities and
@@ -99,6 +104,8 @@ var (
 // LimitError reports that a reader or a walk stopped at a limit.
 // Everything yielded before it stays valid. It matches ErrTooManyURLs,
 // ErrTooLarge, or (for a walk) ErrTooManySitemaps or ErrTooDeep.
+//
+// It is plain data; a zero LimitError (no Err) is never returned.
 type LimitError struct {
 	Err   error // ErrTooManyURLs, ErrTooLarge, ErrTooManySitemaps or ErrTooDeep
 	Limit int64 // the limit that was reached
@@ -115,6 +122,8 @@ func (e *LimitError) Unwrap() error { return e.Err }
 // SyntaxError reports a document that ends in the middle of its markup
 // (truncated), or whose root element is not a sitemap, index or feed.
 // It matches ErrSyntax, and io.ErrUnexpectedEOF when truncated, or ErrFormat.
+//
+// It is plain data; a zero SyntaxError is never returned.
 type SyntaxError struct {
 	Offset int64  // uncompressed byte offset
 	Msg    string // what was wrong
@@ -133,6 +142,8 @@ func (e *SyntaxError) Unwrap() []error {
 }
 
 // DateError reports a lastmod value that no supported layout matches.
+//
+// It is plain data; the zero value reports an empty date.
 type DateError struct {
 	Value string // as written, trimmed (at most 64 bytes kept)
 }
@@ -142,6 +153,8 @@ func (e *DateError) Error() string { return "sitemap: bad date " + strconv.Quote
 func (e *DateError) Unwrap() error { return ErrBadDate }
 
 // StatusError reports a sitemap request answered with an unexpected status.
+//
+// It is plain data; a zero StatusError (status 0) is never returned.
 type StatusError struct {
 	URL    string
 	Status int

@@ -14,6 +14,10 @@ import (
 )
 
 // Options bounds and scopes a [Reader]. A nil *Options means all defaults.
+//
+// The zero Options, like a nil *Options, means every default; a Reader
+// copies the Options when it is made, so they may be reused or changed
+// afterwards.
 type Options struct {
 	// MaxURLs is the most entries read from one document (valid entries,
 	// yielded or dropped by the location rule). Zero means DefaultMaxURLs

@@ -23,6 +23,9 @@ type Store interface {
 
 // State is the last read of one site's sitemaps: per sitemap, its
 // validators and what it listed. It is plain data and JSON-serialisable.
+//
+// The zero State is a site never read. A State is not safe for concurrent
+// modification; [State.Clone] makes an independent copy.
 type State struct {
 	// Read is when the read was made (server clock when known).
 	Read time.Time `json:"read"`
@@ -33,6 +36,10 @@ type State struct {
 }
 
 // SitemapState is one sitemap file's validators and content.
+//
+// It is plain data; the zero value is a file never read (no validators, no
+// pages). Use [State.Clone] before changing a State another goroutine may
+// read.
 type SitemapState struct {
 	// ETag and LastModified are the response's validators, sent back as
 	// If-None-Match and If-Modified-Since so an unchanged file costs a 304.

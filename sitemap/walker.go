@@ -61,6 +61,9 @@ type Walker struct {
 }
 
 // Report says what a walk did.
+//
+// It is plain data; the zero Report describes a walk that made no
+// request.
 type Report struct {
 	Requests    int      // HTTP requests made
 	Fetched     int      // sitemaps read (200)
@@ -75,6 +78,8 @@ type Report struct {
 }
 
 // CheckResult is the outcome of [Walker.Check].
+//
+// It is plain data; the zero value describes a check that read nothing.
 type CheckResult struct {
 	DiffResult
 	Report
