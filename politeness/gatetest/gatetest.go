@@ -210,7 +210,7 @@ func testMutualExclusion(t *testing.T, g politeness.Gate, host func(string) stri
 
 func testHostsIndependent(t *testing.T, g politeness.Gate, host func(string) string) {
 	la := acquire(t, g, host("a"))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // generous: a busy machine
 	defer cancel()
 	lb, err := g.Acquire(ctx, host("b"), proceed)
 	if err != nil {
@@ -287,18 +287,27 @@ func testCancelQueued(t *testing.T, g politeness.Gate, host func(string) string)
 		}
 		done <- err
 	}()
-	waitQueued(t, g, host("a"), 1) // the check is the prompt return below
+	waitQueued(t, g, host("a"), 1) // the check is the return below
 	cancel()
+	waitCanceled(t, done, "queued Acquire")
+	release(t, held, politeness.State{})
+	release(t, acquire(t, g, host("a")), politeness.State{}) // queue not stuck
+}
+
+// waitCanceled checks that an Acquire whose context was canceled returns
+// context.Canceled. The bound is generous (a busy machine running the race
+// detector); how promptly a gate returns is the Transport's fake-time tests'
+// business.
+func waitCanceled(t *testing.T, done <-chan error, what string) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
-			t.Errorf("queued Acquire after cancel = %v, want context.Canceled", err)
+			t.Errorf("%s = %v, want context.Canceled", what, err)
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("queued Acquire did not return after its context was canceled")
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not return within 10s of its context's cancel", what)
 	}
-	release(t, held, politeness.State{})
-	release(t, acquire(t, g, host("a")), politeness.State{}) // queue not stuck
 }
 
 func testCancelReadyWait(t *testing.T, g politeness.Gate, host func(string) string) {
@@ -316,14 +325,7 @@ func testCancelReadyWait(t *testing.T, g politeness.Gate, host func(string) stri
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Acquire canceled during ready's wait = %v, want context.Canceled", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Acquire did not return after its context was canceled during a wait")
-	}
+	waitCanceled(t, done, "Acquire canceled during ready's wait")
 	release(t, acquire(t, g, host("a")), politeness.State{}) // lease was freed
 }
 
