@@ -68,19 +68,22 @@ Disallow: /
 Sitemap: http://parish.test/sitemap.xml
 `
 
+// crawlArgs are a signed run's arguments over the state file (a new one
+// when state is "").
 func crawlArgs(t *testing.T, state string, extra ...string) []string {
-	return append([]string{"-json", "-key", bottest.KeyFile(t, signingtest.BothyKey()), "-state", state}, extra...)
+	return bottest.Args(t, signingtest.BothyKey(), state, extra...)
+}
+
+// -h documents the flags, with sane defaults.
+func TestBothy_Help(t *testing.T) {
+	bottest.CheckHelp(t, bothy.Run, "-key", "-genkey", "-max-pages", "-fresh", "-out")
 }
 
 // B1 B2 B3 B4 B5 B7 B12: a full crawl of a site with former-name groups.
 func TestBothy_B1_B2_B3_B5_B7_B12_Crawl(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish(formerNames)
-		state := filepath.Join(t.TempDir(), "state.db")
-		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, state, "http://parish.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-		}
+		out := bottest.MustRun(t, bothy.Run, w, crawlArgs(t, "", "http://parish.test/")...)
 		w.Check(t,
 			fetchtest.UserAgent(profiles.BothyUA),                            // B1
 			fetchtest.Signed(bottest.Verifier(t, signingtest.BothyKey())),    // B2
@@ -124,10 +127,7 @@ func TestBothy_B1_B2_B3_B5_B7_B12_Crawl(t *testing.T) {
 func TestBothy_B4_CrawlDelayCappedAt60s(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish("User-agent: BothyBot\nCrawl-delay: 100\nDisallow: /protected\n\nSitemap: http://parish.test/sitemap.xml\n")
-		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-		}
+		bottest.MustRun(t, bothy.Run, w, crawlArgs(t, "", "http://parish.test/")...)
 		w.Check(t, fetchtest.MinGap(60*time.Second), fetchtest.NoOverlap())
 		reqs := w.RequestsTo("parish.test")
 		for i := 1; i < len(reqs); i++ {
@@ -142,7 +142,7 @@ func TestBothy_B4_CrawlDelayCappedAt60s(t *testing.T) {
 func TestBothy_B5_TwoSecondsApart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish("User-agent: *\nAllow: /\n\nSitemap: http://parish.test/sitemap.xml\n")
-		bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
+		bottest.Run(t, bothy.Run, w, crawlArgs(t, "", "http://parish.test/")...)
 		w.Check(t, fetchtest.MinGap(2*time.Second), fetchtest.NoOverlap())
 	})
 }
@@ -155,7 +155,7 @@ func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
 		h := w.Host("parish.test")
 		h.Handle("/mass", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "120"), fetchtest.HTML("mass")))
 		h.Handle("/contact", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusServiceUnavailable, ""), fetchtest.HTML("contact")))
-		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")...)
+		out := bottest.Run(t, bothy.Run, w, crawlArgs(t, "", "http://parish.test/")...)
 		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
 		reqs := w.RequestsTo("parish.test")
 		var sawBackoff, slower, retried bool
@@ -205,15 +205,10 @@ func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
 func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish(formerNames)
-		state := filepath.Join(t.TempDir(), "state.db")
-		args := crawlArgs(t, state)
+		args := crawlArgs(t, "")
 		run := func(extra ...string) *bottest.Output {
 			w.Reset()
-			out := bottest.Run(t, bothy.Run, w, append(append([]string(nil), args...), extra...)...)
-			if out.Code != 0 {
-				t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-			}
-			return out
+			return bottest.MustRun(t, bothy.Run, w, append(append([]string(nil), args...), extra...)...)
 		}
 		run("http://parish.test/")
 
@@ -266,16 +261,7 @@ func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
 // Without a key the bot refuses to run and says how to make one; -genkey
 // writes one and prints the JWKS.
 func TestBothy_KeyRequired(t *testing.T) {
-	w := parish(formerNames)
-	out := bottest.Run(t, bothy.Run, w, "-state", filepath.Join(t.TempDir(), "s.db"), "http://parish.test/")
-	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") || len(w.Requests()) != 0 {
-		t.Errorf("no key: exit %d, %d requests\n%s", out.Code, len(w.Requests()), out.Stderr)
-	}
-	keyPath := filepath.Join(t.TempDir(), "new.pem")
-	out = bottest.Run(t, bothy.Run, w, "-genkey", keyPath)
-	if out.Code != 0 || !strings.Contains(out.Stdout, `"keys"`) || !strings.Contains(out.Stderr, profiles.KeyDirectory(profiles.BothyAgent)) {
-		t.Errorf("genkey: exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
-	}
+	bottest.CheckKeyRequired(t, bothy.Run, parish(formerNames), profiles.KeyDirectory(profiles.BothyAgent), "http://parish.test/")
 }
 
 // Bad input: an unreachable site, a site that answers garbage, a bad URL and

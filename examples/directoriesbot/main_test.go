@@ -122,10 +122,9 @@ func TestDirectories_D1_D2_D3_D4_D5_D6_D7_D8_D11_D13_D14_AllOutcomes(t *testing.
 			{"http://plumber.test/partners", "citydir.test", "monthly"},
 		}
 		file := writeListings(t, rows, "http://bad.test/x,https://citydir.test/l,citydir.test,fortnightly\n")
-		state := filepath.Join(t.TempDir(), "s.db")
+		state := bottest.StatePath(t)
 		key := signingtest.DirectoriesKey()
-		out := bottest.Run(t, directories.Run, w, "-json", "-key", bottest.KeyFile(t, key), "-state", state,
-			"-listings", file, "-blocklist", blocklist(t))
+		out := bottest.Run(t, directories.Run, w, bottest.Args(t, key, state, "-listings", file, "-blocklist", blocklist(t))...)
 		if out.Code != 3 { // the malformed row
 			t.Errorf("exit %d, want 3\n%s", out.Code, out.Stderr)
 		}
@@ -226,8 +225,7 @@ func TestDirectories_D9_D12_Schedule(t *testing.T) {
 			{"http://missing.test/partners", "citydir.test", "weekly"},
 			{"http://gone.test/partners", "citydir.test", "monthly"},
 		}, "")
-		state := filepath.Join(t.TempDir(), "s.db")
-		args := []string{"-json", "-key", bottest.KeyFile(t, signingtest.DirectoriesKey()), "-state", state, "-listings", file}
+		args := bottest.Args(t, signingtest.DirectoriesKey(), "", "-listings", file)
 		run := func(extra ...string) *bottest.Output {
 			w.Reset()
 			return bottest.Run(t, directories.Run, w, append(append([]string(nil), args...), extra...)...)
@@ -272,8 +270,7 @@ func TestDirectories_D10_OneAtATimePerHost(t *testing.T) {
 		for i := range 5 {
 			rows = append(rows, row{fmt.Sprintf("http://many.test/l%d", i), fmt.Sprintf("dir%d.test", i), "daily"})
 		}
-		bottest.Run(t, directories.Run, w, "-key", bottest.KeyFile(t, signingtest.DirectoriesKey()),
-			"-state", filepath.Join(t.TempDir(), "s.db"), "-listings", writeListings(t, rows, ""))
+		bottest.Run(t, directories.Run, w, bottest.Args(t, signingtest.DirectoriesKey(), "", "-listings", writeListings(t, rows, ""))...)
 		if n := w.Count("many.test", ""); n != 6 {
 			t.Errorf("%d requests", n)
 		}
@@ -299,8 +296,10 @@ func TestDirectories_D2_KeyDirectory(t *testing.T) {
 	if si := resp.Header.Get("Signature-Input"); !strings.Contains(si, kid) {
 		t.Errorf("D2: directory response not signed with its key: %q", si)
 	}
-	out := bottest.RunWith(t, directories.Run, nil, "-state", filepath.Join(t.TempDir(), "s.db"), "-listings", "x.csv")
-	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") {
-		t.Errorf("no key: exit %d\n%s", out.Code, out.Stderr)
-	}
+	bottest.CheckKeyRequired(t, directories.Run, web(), profiles.KeyDirectory(profiles.DirectoriesAgent), "-listings", "x.csv")
+}
+
+// -h documents the flags, with sane defaults.
+func TestDirectories_Help(t *testing.T) {
+	bottest.CheckHelp(t, directories.Run, "-key", "-genkey", "-listings", "-recheck", "-blocklist")
 }

@@ -33,8 +33,11 @@ func docs(robots string) *fetchtest.Web {
 	return w
 }
 
-func args(t *testing.T, extra ...string) []string {
-	return append([]string{"-json", "-state", filepath.Join(t.TempDir(), "s.db")}, extra...)
+func args(t *testing.T, extra ...string) []string { return bottest.Args(t, nil, "", extra...) }
+
+// -h documents the flags, with sane defaults.
+func TestHooty_Help(t *testing.T) {
+	bottest.CheckHelp(t, hooty.Run, "-max-pages", "-max-wait", "-out")
 }
 
 // H1 H2 H3 H7 H8: identity, robots.txt with * and $, pacing, HTML only, no
@@ -43,10 +46,7 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := docs("User-agent: HootyBot\nDisallow: /internal/\nDisallow: /*.php$\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /\n")
 		outDir := t.TempDir()
-		out := bottest.Run(t, hooty.Run, w, args(t, "-out", outDir, "http://docs.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-		}
+		out := bottest.MustRun(t, hooty.Run, w, args(t, "-out", outDir, "http://docs.test/")...)
 		w.Check(t,
 			fetchtest.UserAgent(profiles.HootyUA), fetchtest.From(profiles.HootyFrom), // H1
 			fetchtest.Allowed(func(host, pq string) bool { // H2: HootyBot's group; $ anchors at the end

@@ -31,7 +31,17 @@ func site() *fetchtest.Web {
 }
 
 func args(t *testing.T, extra ...string) []string {
-	return append([]string{"-key", bottest.KeyFile(t, signingtest.BothyKey()), "-state", filepath.Join(t.TempDir(), "s.db")}, extra...)
+	return bottest.Args(t, signingtest.BothyKey(), "", extra...)
+}
+
+// -h documents the flags, with sane defaults.
+func TestReadiness_Help(t *testing.T) {
+	bottest.CheckHelp(t, readiness.Run, "-key", "-genkey", "-max-pages", "-full", "-report")
+}
+
+// Without a key the check refuses to run and says how to make one.
+func TestReadiness_KeyRequired(t *testing.T) {
+	bottest.CheckKeyRequired(t, readiness.Run, site(), profiles.KeyDirectory(profiles.BothyAgent), "http://school.test/")
 }
 
 // B10: home page, robots.txt, AI files, sitemap, a few pages; the report says
@@ -40,10 +50,7 @@ func TestReadiness_B10_Report(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := site()
 		prefix := filepath.Join(t.TempDir(), "report")
-		out := bottest.Run(t, readiness.Run, w, args(t, "-json", "-report", prefix, "http://school.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-		}
+		out := bottest.MustRun(t, readiness.Run, w, args(t, "-report", prefix, "http://school.test/")...)
 		for path, want := range map[string]string{"/": "ok", "/llms.txt": "ok", "/llms-full.txt": "ok", "/about": "ok", "/admissions": "blocked"} {
 			if r, _ := out.Result("http://school.test" + path); r.Outcome != want {
 				t.Errorf("%s: %+v, want %s", path, r, want)
@@ -85,10 +92,7 @@ func TestReadiness_B10_FullCrawlCapped(t *testing.T) {
 			rw.Header().Set("Content-Type", "text/html")
 			fmt.Fprintf(rw, `<a href="/p%d">next</a><a href="/p%d">skip</a>`, n+1, n+2)
 		}))
-		out := bottest.Run(t, readiness.Run, w, args(t, "-full", "-max-pages", "1000", "http://big.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d", out.Code)
-		}
+		bottest.MustRun(t, readiness.Run, w, args(t, "-full", "-max-pages", "1000", "http://big.test/")...)
 		pages := 0
 		for _, r := range w.RequestsTo("big.test") {
 			if strings.HasPrefix(r.Path, "/p") {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -33,10 +32,12 @@ func news(w *fetchtest.Web, host, robots string, n int) {
 }
 
 func args(t *testing.T, state string, extra ...string) []string {
-	if state == "" {
-		state = filepath.Join(t.TempDir(), "s.db")
-	}
-	return append([]string{"-json", "-state", state}, extra...)
+	return bottest.Args(t, nil, state, extra...)
+}
+
+// -h documents the flags, with sane defaults.
+func TestSofya_Help(t *testing.T) {
+	bottest.CheckHelp(t, sofya.Run, "-max-pages", "-source")
 }
 
 // S1 S3 S4 S5 S7 S8 S9: identity, robots groups, pacing, each URL once,
@@ -46,10 +47,7 @@ func TestSofya_S1_S3_S4_S5_S7_S8_S9_Crawl(t *testing.T) {
 		w := fetchtest.New()
 		news(w, "a.test", "User-agent: SofyaBot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n", 4)
 		news(w, "b.test", "User-agent: *\nDisallow: /private/\nCrawl-delay: 3\n", 4)
-		out := bottest.Run(t, sofya.Run, w, args(t, "", "http://a.test/", "http://b.test/")...)
-		if out.Code != 0 {
-			t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-		}
+		out := bottest.MustRun(t, sofya.Run, w, args(t, "", "http://a.test/", "http://b.test/")...)
 		w.Check(t,
 			fetchtest.UserAgent(profiles.SofyaUA),                                 // S1
 			fetchtest.NotFetched("a.test", "/private/x"),                          // S3: its group, not *
@@ -112,7 +110,7 @@ func TestSofya_S8_OnceAcrossRuns_S10(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := fetchtest.New()
 		news(w, "a.test", "User-agent: *\nAllow: /\n", 3)
-		state := filepath.Join(t.TempDir(), "s.db")
+		state := bottest.StatePath(t)
 		bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/")...)
 		w.Reset()
 		time.Sleep(time.Hour)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -85,13 +86,19 @@ func origin(u *url.URL) string { return crawl.Site(u) }
 
 // rules returns the site's robots.txt from the fetcher's cache: the copy in
 // memory, else the one kept in the state file while it is fresh (no
-// request), else a fetch, which the sitemap request would need anyway.
-func (b *bothy) rules(ctx context.Context, site *url.URL) *robots.Robots {
+// request), else a fetch, which the sitemap request would need anyway. ok
+// is false, and the log says why, when robots.txt is unreachable: then
+// nothing is fetched.
+func (b *bothy) rules(ctx context.Context, site *url.URL, log *slog.Logger) (r *robots.Robots, ok bool) {
 	r, err := b.s.Robots.Get(ctx, site)
 	if err != nil {
-		return nil // ctx ended or not an http(s) site: nothing to read
+		return nil, true // ctx ended or not an http(s) site: no rules to read
 	}
-	return r
+	if r.Unreachable() {
+		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+		return r, false
+	}
+	return r, true
 }
 
 // crawl is a full crawl: home page (robots.txt first, by the fetcher), the
@@ -113,9 +120,8 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	}}
 	first.Frontier.Add(site, 0, "seed")
 	counts := first.Run(ctx, b.s)
-	rules := b.rules(ctx, site)
-	if rules.Unreachable() {
-		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+	rules, ok := b.rules(ctx, site, log)
+	if !ok {
 		return false
 	}
 	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
@@ -144,9 +150,8 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 // site that published nothing this is one request in all.
 func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	log := b.s.Log.With("site", origin(site))
-	rules := b.rules(ctx, site)
-	if rules.Unreachable() {
-		log.Warn("robots.txt unreachable: nothing fetched (no permission assumed)")
+	rules, ok := b.rules(ctx, site, log)
+	if !ok {
 		return false
 	}
 	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
@@ -165,7 +170,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	for _, g := range res.Gone {
 		b.s.Out.Emit(botkit.Result{URL: g, Outcome: "gone", Reason: "no longer in the sitemap"})
 	}
-	ok := len(res.Errors) == 0
+	ok = len(res.Errors) == 0
 	for _, batch := range []struct {
 		urls  []string
 		fresh bool

@@ -14,7 +14,9 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-func TestReasonAndStopsSite(t *testing.T) {
+// C7: every failure is told apart through errors.Is/As (robots, politeness,
+// fetch typed errors, wrapped), for the reason shown and whether the site stops.
+func TestReasonAndStopsSite_C7(t *testing.T) {
 	disallowed := &fetch.Error{Outcome: fetch.Disallowed, Err: &robots.DisallowedError{Agent: "BothyBot", Rule: "Disallow: /x", Err: nil}}
 	unreachable := &fetch.Error{Outcome: fetch.Unreachable, Err: &robots.DisallowedError{Agent: "HootyBot", Unreachable: true}}
 	gaveUp := &fetch.Error{Outcome: fetch.GaveUp, Err: &politeness.HostError{Host: "http://a.test:80", Err: politeness.ErrGaveUp, Until: time.Unix(0, 0)}}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,5 +100,79 @@ func Verifier(t testing.TB, key ed25519.PrivateKey) func(*http.Request) error {
 	return func(r *http.Request) error {
 		_, err := v.Verify(r)
 		return err
+	}
+}
+
+// StatePath returns a state file path in a new temporary directory.
+func StatePath(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "state.db")
+}
+
+// Args returns the arguments most test runs share, followed by extra:
+// -json, -state state (a new temporary file when state is ""), and, when key
+// is not nil, -key with a file holding key.
+func Args(t testing.TB, key ed25519.PrivateKey, state string, extra ...string) []string {
+	t.Helper()
+	if state == "" {
+		state = StatePath(t)
+	}
+	args := []string{"-json", "-state", state}
+	if key != nil {
+		args = append(args, "-key", KeyFile(t, key))
+	}
+	return append(args, extra...)
+}
+
+// MustRun is [Run] that stops the test when the bot exits with a non-zero
+// status, showing what it printed on stderr.
+func MustRun(t testing.TB, run RunFunc, web *fetchtest.Web, args ...string) *Output {
+	t.Helper()
+	out := Run(t, run, web, args...)
+	if out.Code != 0 {
+		t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
+	}
+	return out
+}
+
+// CheckHelp checks the bot's -h: exit status 0, a usage line, the common
+// flags and each of flags, and a default -state file in the user's cache
+// directory (not the working directory).
+func CheckHelp(t *testing.T, run RunFunc, flags ...string) {
+	t.Helper()
+	out := RunWith(t, run, nil, "-h")
+	if out.Code != 0 {
+		t.Errorf("-h: exit %d", out.Code)
+	}
+	if !strings.HasPrefix(out.Stderr, "usage: ") {
+		t.Errorf("-h: no usage line:\n%s", out.Stderr)
+	}
+	for _, f := range append([]string{"-state", "-json", "-v"}, flags...) {
+		if !strings.Contains(out.Stderr, "  "+f) {
+			t.Errorf("-h does not document %s:\n%s", f, out.Stderr)
+		}
+	}
+	if dir, err := os.UserCacheDir(); err == nil && !strings.Contains(out.Stderr, filepath.Join(dir, "goodbot")) {
+		t.Errorf("-h: default -state not in %s:\n%s", dir, out.Stderr)
+	}
+}
+
+// CheckKeyRequired checks a signing bot's key handling: run over web with
+// args but no -key, it refuses (exit 1), says how to make a key and sends
+// nothing; with -genkey it writes a key, prints the JWKS and names keyDir,
+// where the JWKS is to be published.
+func CheckKeyRequired(t *testing.T, run RunFunc, web *fetchtest.Web, keyDir string, args ...string) {
+	t.Helper()
+	out := Run(t, run, web, append([]string{"-state", StatePath(t)}, args...)...)
+	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") || len(web.Requests()) != 0 {
+		t.Errorf("no key: exit %d, %d requests\n%s", out.Code, len(web.Requests()), out.Stderr)
+	}
+	keyPath := filepath.Join(t.TempDir(), "new.pem")
+	out = Run(t, run, web, "-genkey", keyPath)
+	if out.Code != 0 || !strings.Contains(out.Stdout, `"keys"`) || !strings.Contains(out.Stderr, keyDir) {
+		t.Errorf("genkey: exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
+	}
+	if _, err := os.Stat(keyPath); err != nil {
+		t.Errorf("genkey wrote no key: %v", err)
 	}
 }
