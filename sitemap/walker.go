@@ -3,6 +3,7 @@ package sitemap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -286,7 +287,7 @@ func (e *fnError) Error() string { return e.err.Error() }
 func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("sitemap: %w", err)
 	}
 	if old != nil {
 		if old.ETag != "" {
@@ -299,7 +300,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	rep.Requests++
 	resp, err := w.client().Do(req)
 	if err != nil {
-		return nil, carry(old), err
+		return nil, carry(old), fmt.Errorf("sitemap: %w", err) // a *url.Error: errors.As finds it
 	}
 	defer func() {
 		// Drain a little so the connection can be reused, then close.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,6 +248,15 @@ func TestWalk_Errors(t *testing.T) {
 	cancel()
 	if err := (&Walker{Client: s.srv.Client()}).Walk(ctx, []string{s.srv.URL + "/ok.xml"}, func(Entry) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+	// Network and request errors carry the package prefix and stay
+	// reachable with errors.As.
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	err = (&Walker{Client: s.srv.Client()}).Walk(context.Background(), []string{gone.URL + "/sitemap.xml", "http://a b/sitemap.xml"}, func(Entry) error { return nil })
+	var ue *url.Error
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "sitemap: ") || strings.Count(err.Error(), "sitemap: ") != 2 {
+		t.Errorf("unreachable and bad URL: %v", err)
 	}
 }
 
