@@ -33,6 +33,8 @@ import (
 //     npm web-bot-auth 0.1.3 among them, fail on it.
 //
 // All three verify with [Verifier].
+//
+// The zero value is [QuotedString].
 type AgentForm int
 
 const (
@@ -54,6 +56,9 @@ func (f AgentForm) String() string {
 }
 
 // SignatureAgent is a parsed Signature-Agent field.
+//
+// It is plain data; the zero value is a QuotedString field with no URL,
+// which [ParseSignatureAgent] never returns.
 type SignatureAgent struct {
 	Form AgentForm
 	// URL is the agent URL of a BareURL or QuotedString field.
@@ -63,6 +68,9 @@ type SignatureAgent struct {
 }
 
 // AgentMember is one member of a Dictionary Signature-Agent field.
+//
+// It is plain data; the zero value (no key, no URL) never comes out of
+// [ParseSignatureAgent].
 type AgentMember struct {
 	Key  string
 	URL  string

@@ -11,6 +11,8 @@ var ErrInvalidSignature = errors.New("signing: invalid signature")
 
 // Reason says why a verification failed. Values are stable strings, fit for
 // logs and metrics.
+//
+// The zero value "" is no reason; a [VerifyError] always has one.
 type Reason string
 
 const (
@@ -31,6 +33,9 @@ const (
 // VerifyError is the error of a failed verification. errors.Is(err,
 // ErrInvalidSignature) is true for every VerifyError; Err, when set, is the
 // underlying cause (a parse or fetch error).
+//
+// It is plain data; its zero value (no Reason) is never returned and still
+// matches [ErrInvalidSignature].
 type VerifyError struct {
 	Reason Reason
 	Label  string // the signature label concerned, if known

@@ -223,6 +223,10 @@ func ParseJWKS(data []byte) (KeySet, error) {
 // KeySet maps a keyid to the Ed25519 public key it names. [NewKeySet] indexes
 // keys by thumbprint; a hand-built KeySet may use any keyid (RFC 9421's own
 // examples use "test-key-ed25519").
+//
+// A nil KeySet holds no key. A KeySet is a map: safe for concurrent reads
+// (a [Verifier] only reads it), not for a write while another goroutine
+// reads.
 type KeySet map[string]ed25519.PublicKey
 
 // NewKeySet returns a KeySet holding pubs under their thumbprints.

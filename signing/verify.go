@@ -31,6 +31,9 @@ const (
 )
 
 // Result describes a verified signature.
+//
+// It is plain data; a nil *Result comes with every error, and a zero
+// Result is never returned.
 type Result struct {
 	Label      string    // signature label, e.g. "sig1"
 	KeyID      string    // keyid (the key's thumbprint)
