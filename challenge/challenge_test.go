@@ -329,3 +329,27 @@ func TestSniff_DistrustsContentLength(t *testing.T) {
 		t.Error("body not restored")
 	}
 }
+
+// C6: a body without any marker skips the body rules, but rules on status
+// and headers alone still decide (Cf-Mitigated on a marker-free body), and
+// the first rule needing the scan sees the same answer as later ones.
+func TestDetect_C6_NoMarkerBody(t *testing.T) {
+	plain := []byte("<!doctype html><title>shop</title><p>a page about shoes</p>")
+	tests := []struct {
+		name    string
+		status  int
+		header  http.Header
+		blocked bool
+	}{
+		{"plain 200", 200, http.Header{"Content-Type": {"text/html"}}, false},
+		{"plain 403", 403, http.Header{"Content-Type": {"text/html"}}, false},
+		{"cf-mitigated header only", 403, http.Header{"Cf-Mitigated": {"challenge"}, "Server": {"cloudflare"}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if v := Detect(tt.status, tt.header, plain); v.Blocked != tt.blocked {
+				t.Errorf("Detect = %+v, want blocked %v", v, tt.blocked)
+			}
+		})
+	}
+}

@@ -210,11 +210,14 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 	if c.words > stackWords {
 		found = make([]uint64, c.words)
 	}
-	scanned := false
+	scanned, none := false, false
 	for i := range c.rules {
 		r := &c.rules[i]
 		if r.maxBody > 0 && bodyLen > r.maxBody {
 			continue
+		}
+		if none && len(r.groups) > 0 {
+			continue // the body holds no marker at all: no group can match
 		}
 		si := r.statusIndex(status)
 		if si == -2 || !r.headersMatch(header) {
@@ -223,6 +226,10 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 		if (len(r.groups) > 0 || len(r.not) > 0) && !scanned {
 			c.m.scan(body, found)
 			scanned = true
+			none = !anyBit(found)
+			if none && len(r.groups) > 0 {
+				continue
+			}
 		}
 		if !r.bodyMatches(found) {
 			continue
@@ -265,6 +272,16 @@ func headerMatches(h http.Header, ch *compiledHeader) bool {
 	}
 	for _, v := range vs {
 		if containsFoldString(v, ch.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyBit reports whether any bit of found is set.
+func anyBit(found []uint64) bool {
+	for _, w := range found {
+		if w != 0 {
 			return true
 		}
 	}
