@@ -195,7 +195,7 @@ func (c *Cache) refresh(ctx context.Context, o origin) *site {
 		if ok && err == nil {
 			s := &site{robots: FromResponse(e.Status, e.Body, nil), fetched: e.Fetched}
 			if s.robots.Unreachable() {
-				s.err = &StatusError{URL: o.robotsURL, Status: e.Status}
+				s.err = &StatusError{URL: o.robotsURL(), Status: e.Status}
 			}
 			if c.fresh(s) {
 				c.put(o.key, s)
@@ -203,10 +203,10 @@ func (c *Cache) refresh(ctx context.Context, o origin) *site {
 			}
 		}
 	}
-	e, err := c.fetch(ctx, o.robotsURL)
+	e, err := c.fetch(ctx, o.robotsURL())
 	s := &site{robots: FromResponse(e.Status, e.Body, err), fetched: e.Fetched, err: err}
 	if err == nil && s.robots.Unreachable() {
-		s.err = &StatusError{URL: o.robotsURL, Status: e.Status}
+		s.err = &StatusError{URL: o.robotsURL(), Status: e.Status}
 	}
 	c.put(o.key, s)
 	c.log().Info("robots: fetched", "origin", o.key, "status", e.Status, "bytes", len(e.Body),
@@ -300,8 +300,23 @@ func (e *StatusError) Error() string {
 }
 
 type origin struct {
-	key       string // scheme://host:port, lower-cased, port explicit
-	robotsURL string
+	key    string // scheme://host:port, lower-cased, port explicit
+	scheme string // lower-cased
+	host   string // lower-cased, without brackets
+	port   string // as in the URL ("" for the default)
+}
+
+// robotsURL is the origin's /robots.txt URL (built only when fetching, so
+// that a cache hit costs one string).
+func (o origin) robotsURL() string {
+	hostport := o.host
+	if strings.Contains(o.host, ":") {
+		hostport = "[" + o.host + "]"
+	}
+	if o.port != "" {
+		hostport = net.JoinHostPort(o.host, o.port)
+	}
+	return o.scheme + "://" + hostport + "/robots.txt"
 }
 
 // originOf returns the RFC 9309 origin of u.
@@ -314,22 +329,20 @@ func originOf(u *url.URL) (origin, error) {
 	if host == "" || (scheme != "http" && scheme != "https") {
 		return origin{}, ErrBadURL
 	}
-	port := u.Port()
-	hostport := host
-	if strings.Contains(host, ":") {
-		hostport = "[" + host + "]"
-	}
-	if port != "" {
-		hostport = net.JoinHostPort(host, port)
-	} else if scheme == "http" {
-		port = "80"
-	} else {
+	o := origin{scheme: scheme, host: host, port: u.Port()}
+	port := o.port
+	if port == "" {
 		port = "443"
+		if scheme == "http" {
+			port = "80"
+		}
 	}
-	return origin{
-		key:       scheme + "://" + net.JoinHostPort(host, port),
-		robotsURL: scheme + "://" + hostport + "/robots.txt",
-	}, nil
+	if strings.Contains(host, ":") {
+		o.key = scheme + "://[" + host + "]:" + port
+	} else {
+		o.key = scheme + "://" + host + ":" + port
+	}
+	return o, nil
 }
 
 func (c *Cache) transport() http.RoundTripper {

@@ -460,8 +460,15 @@ func TestOriginOf(t *testing.T) {
 			t.Errorf("originOf(%s) = %q, %v; want %q", in, o.key, err, want)
 		}
 	}
-	o, _ := originOf(mustURL(t, "https://[::1]/x"))
-	if o.robotsURL != "https://[::1]/robots.txt" {
-		t.Errorf("robotsURL = %s", o.robotsURL)
+	for in, want := range map[string]string{
+		"https://[::1]/x":         "https://[::1]/robots.txt",
+		"https://[::1]:8443/x":    "https://[::1]:8443/robots.txt",
+		"HTTP://Example.COM/x":    "http://example.com/robots.txt",
+		"http://example.com:80/x": "http://example.com:80/robots.txt",
+	} {
+		o, _ := originOf(mustURL(t, in))
+		if got := o.robotsURL(); got != want {
+			t.Errorf("robotsURL(%s) = %s, want %s", in, got, want)
+		}
 	}
 }
