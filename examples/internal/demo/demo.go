@@ -61,13 +61,9 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 
 	start := time.Now()
 	fmt.Fprintf(d.w, "goodbot demo: a local web of %d sites on %s, bot durations scaled by %g\n", len(d.web.Hosts()), d.web.Addr(), d.scale)
-	fmt.Fprintf(d.w, "(site-sent values such as Crawl-delay and Retry-After are obeyed as sent)\n")
-	for _, s := range d.steps() {
-		if ctx.Err() != nil {
-			break
-		}
-		d.run(ctx, s)
-	}
+	fmt.Fprintf(d.w, "(site-sent values such as Crawl-delay and Retry-After are obeyed as sent; bots working on\n")
+	fmt.Fprintf(d.w, "different sites run side by side, and no site ever sees two bots)\n")
+	d.runAll(ctx, d.steps())
 	tl := filepath.Join(dir, "timeline.html")
 	if err := d.writeTimeline(tl); err != nil {
 		botkit.Fail(env.Stderr, "demo", "timeline: %v", err)
@@ -125,14 +121,33 @@ func (d *demo) keys() error {
 	return nil
 }
 
-// A step is one run of one bot, with the promises it shows.
+// A step is one run of one bot, with the promises it shows. Steps of one
+// chain run in order; chains run at the same time.
 type step struct {
+	chain  string
 	bot    string
 	title  string
 	run    botkit.RunFunc
 	args   []string
 	before func()
 	claims []claim
+}
+
+// Chains of steps and the sites each works on; the chain without a list
+// (the directory check) owns every other site.
+const (
+	chainParish      = "parish"
+	chainAbbey       = "abbey"
+	chainHooty       = "hooty"
+	chainNews        = "news"
+	chainDirectories = "directories"
+)
+
+var chainHosts = map[string][]string{
+	chainParish: {demoweb.Parish},
+	chainAbbey:  {demoweb.Abbey},
+	chainHooty:  {demoweb.School, demoweb.Shop, demoweb.Down, demoweb.Dead, demoweb.Busy, demoweb.Slow},
+	chainNews:   demoweb.NewsHosts,
 }
 
 // A claim is one promise shown by a run: its ID, what it says, and a check
@@ -180,11 +195,40 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (d *demo) run(ctx context.Context, s step) {
+// runAll runs the steps, each chain of steps in order and the chains at
+// the same time (their sites are disjoint, so no host sees two bots), and
+// narrates the steps in their order as they finish.
+func (d *demo) runAll(ctx context.Context, steps []step) {
+	recs := make([]*record, len(steps))
+	done := make([]chan struct{}, len(steps))
+	chains := map[string][]int{}
+	for i, s := range steps {
+		done[i] = make(chan struct{})
+		chains[s.chain] = append(chains[s.chain], i)
+	}
+	for _, idx := range chains {
+		go func() {
+			for _, i := range idx {
+				if ctx.Err() == nil {
+					recs[i] = d.exec(ctx, steps[i])
+				}
+				close(done[i])
+			}
+		}()
+	}
+	for i, s := range steps {
+		<-done[i]
+		if recs[i] != nil {
+			d.report(s, recs[i])
+		}
+	}
+}
+
+// exec runs one step's bot and records what its sites saw.
+func (d *demo) exec(ctx context.Context, s step) *record {
 	if s.before != nil {
 		s.before()
 	}
-	d.web.Reset()
 	var stdout, stderr botkit.SyncBuffer
 	rec := &record{}
 	var mu sync.Mutex
@@ -197,14 +241,38 @@ func (d *demo) run(ctx context.Context, s step) {
 	if d.verbose {
 		env.Stderr = io.MultiWriter(&stderr, d.logs)
 	}
-	fmt.Fprintf(d.w, "\n== %s: %s\n", s.bot, s.title)
-	fmt.Fprintf(d.w, "   $ go run ./examples/%s %s\n", strings.ToLower(s.bot), strings.Join(shortArgs(s.args, d.dir), " "))
 	start := time.Now()
 	rec.code = s.run(ctx, s.args, env)
 	rec.took = time.Since(start)
-	rec.reqs = d.web.Requests()
+	rec.reqs = d.requests(s.chain, start)
 	rec.stderr = stderr.String()
 	rec.results = botkit.ParseResults(stdout.String())
+	return rec
+}
+
+// requests returns the requests to chain's sites that started after start.
+func (d *demo) requests(chain string, start time.Time) []fetchtest.Request {
+	mine := func(host string) bool {
+		for c, hosts := range chainHosts {
+			if contains(hosts, host) {
+				return c == chain
+			}
+		}
+		return chainHosts[chain] == nil // the catch-all chain
+	}
+	var out []fetchtest.Request
+	for _, q := range d.web.Requests() {
+		if mine(q.Host) && !q.Start.Before(start) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// report narrates one finished step and checks its promises.
+func (d *demo) report(s step, rec *record) {
+	fmt.Fprintf(d.w, "\n== %s: %s\n", s.bot, s.title)
+	fmt.Fprintf(d.w, "   $ go run ./examples/%s %s\n", strings.ToLower(s.bot), strings.Join(shortArgs(s.args, d.dir), " "))
 	fmt.Fprintf(d.w, "   %d requests in %s, exit %d\n", len(rec.reqs), rec.took.Round(10*time.Millisecond), rec.code)
 	d.check("", s.claims, rec)
 	d.runs = append(d.runs, toTimeline(s.bot+": "+s.title, rec))

@@ -78,7 +78,7 @@ func (d *demo) steps() []step {
 	scaled := func(dur time.Duration) time.Duration { return profiles.Scale(dur, d.scale) }
 
 	return []step{
-		{bot: "BothyBot", title: "full crawl of a parish site for its owner", run: bothy.Run, args: append(bothyArgs, parish),
+		{chain: chainParish, bot: "BothyBot", title: "full crawl of a parish site for its owner", run: bothy.Run, args: append(bothyArgs, parish),
 			claims: []claim{
 				{"C1", func(r *record) (bool, string) {
 					ok := len(r.reqs) > 0 && r.reqs[0].Path == "/robots.txt"
@@ -109,7 +109,7 @@ func (d *demo) steps() []step {
 					return true, `the WAF rule (user agent contains "BothyBot" and signature-agent contains "bothy.tools") matches all requests`
 				}},
 			}},
-		{bot: "BothyBot", title: "the same crawl again: conditional refetches", run: bothy.Run, args: append(bothyArgs, parish),
+		{chain: chainParish, bot: "BothyBot", title: "the same crawl again: conditional refetches", run: bothy.Run, args: append(bothyArgs, parish),
 			claims: []claim{
 				{"B8", func(r *record) (bool, string) {
 					n304, cond := 0, 0
@@ -128,13 +128,13 @@ func (d *demo) steps() []step {
 					return n == 0, fmt.Sprintf("robots.txt came from the state file (%d requests for it); it is re-read once a day", n)
 				}},
 			}},
-		{bot: "BothyBot", title: "-fresh on a site that published nothing", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
+		{chain: chainParish, bot: "BothyBot", title: "-fresh on a site that published nothing", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
 			claims: []claim{
 				{"B9", func(r *record) (bool, string) {
 					return len(r.reqs) == 1, fmt.Sprintf("%d request in all (%s): the sitemap's <lastmod> values had not moved", len(r.reqs), paths(r.reqs))
 				}},
 			}},
-		{bot: "BothyBot", title: "-fresh after the parish updated /news", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
+		{chain: chainParish, bot: "BothyBot", title: "-fresh after the parish updated /news", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "-fresh", parish),
 			before: func() {
 				now := time.Now().UTC().Truncate(time.Second)
 				d.web.SetParishSitemap(map[string]time.Time{"/news": now})
@@ -147,14 +147,16 @@ func (d *demo) steps() []step {
 					return ok, fmt.Sprintf("%d requests (%s): only the page whose <lastmod> moved, with Cache-Control: no-cache", len(r.reqs), paths(r.reqs))
 				}},
 			}},
-		{bot: "BothyBot", title: "crawl of an abbey site that rate-limits", run: bothy.Run, args: append(append([]string(nil), bothyArgs...), "http://"+demoweb.Abbey+"/"),
+		{chain: chainAbbey, bot: "BothyBot", title: "crawl of an abbey site that rate-limits", run: bothy.Run,
+			// Its own state file and pages: it runs alongside the parish's steps.
+			args: []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "abbey.db"), "-out", filepath.Join(d.dir, "abbey-pages"), "http://" + demoweb.Abbey + "/"},
 			claims: []claim{
-				{"B6", func(r *record) (bool, string) { return rateLimited(r, scaled(time.Minute)) }},
+				{"B6", func(r *record) (bool, string) { return rateLimited(r, scaled(2*time.Second), scaled(time.Minute)) }},
 				{"C4", checked(func(r *record) string {
 					return fmt.Sprintf("the 429 on /guides paused the whole host: the next request, for %s, waited for it", nextAfter(r.to(demoweb.Abbey), http.StatusTooManyRequests))
 				}, fetchtest.HonoursRetryAfter())},
 			}},
-		{bot: "Readiness", title: "BothyBot's readiness check of the parish site", run: readiness.Run,
+		{chain: chainParish, bot: "Readiness", title: "BothyBot's readiness check of the parish site", run: readiness.Run,
 			args: []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "readiness.db"), "-report", filepath.Join(d.dir, "readiness"), parish},
 			claims: []claim{
 				{"B10", func(r *record) (bool, string) {
@@ -168,7 +170,7 @@ func (d *demo) steps() []step {
 						got["/"], got["/llms.txt"], got["/llms-full.txt"], len(r.results)-3)
 				}},
 			}},
-		{bot: "HootyBot", title: "knowledge-source crawl of six sites, each in trouble its own way", run: hooty.Run,
+		{chain: chainHooty, bot: "HootyBot", title: "knowledge-source crawl of six sites, each in trouble its own way", run: hooty.Run,
 			args: []string{"-json", "-state", filepath.Join(d.dir, "hooty.db"), "-max-pages", "20", "-max-wait", "10m", "-out", hootyPages,
 				"http://" + demoweb.School + "/", "http://" + demoweb.Shop + "/", "http://" + demoweb.Down + "/",
 				"http://" + demoweb.Dead + "/", "http://" + demoweb.Busy + "/", "http://" + demoweb.Slow + "/"},
@@ -213,7 +215,7 @@ func (d *demo) steps() []step {
 					return res.Outcome == "blocked" && os.IsNotExist(err), fmt.Sprintf("%s served a challenge with status %d: reported as %q (%s), not stored", demoweb.Shop, res.Status, res.Outcome, res.Reason)
 				}},
 			}},
-		{bot: "SofyaBot", title: "index crawl across four news sites", run: sofya.Run,
+		{chain: chainNews, bot: "SofyaBot", title: "index crawl across four news sites", run: sofya.Run,
 			args: append([]string{"-json", "-state", filepath.Join(d.dir, "sofya.db")}, news...),
 			claims: []claim{
 				{"S1", checked(text("User-Agent: "+profiles.SofyaUA+" on every request"), fetchtest.UserAgent(profiles.SofyaUA))},
@@ -272,7 +274,7 @@ func (d *demo) steps() []step {
 						len(r.reqs), len(demoweb.NewsHosts), secs, float64(len(r.reqs))/secs)
 				}},
 			}},
-		{bot: "DirectoriesBot", title: "reciprocal-link check of the directory's listings", run: directories.Run, args: dirArgs,
+		{chain: chainDirectories, bot: "DirectoriesBot", title: "reciprocal-link check of the directory's listings", run: directories.Run, args: dirArgs,
 			before: func() {
 				_ = os.WriteFile(listingsFile, []byte(demoweb.ListingsCSV()), 0o644)
 				_ = os.WriteFile(blockFile, []byte("# owner asked not to be fetched\n"+demoweb.Spam+"\n"), 0o644)
@@ -329,13 +331,13 @@ func (d *demo) steps() []step {
 					return strings.Contains(r.stderr, want), "the malformed row was named by its line (" + want + "...) and the other rows still ran"
 				}},
 			}},
-		{bot: "DirectoriesBot", title: "run again: nothing is due yet", run: directories.Run, args: dirArgs,
+		{chain: chainDirectories, bot: "DirectoriesBot", title: "run again: nothing is due yet", run: directories.Run, args: dirArgs,
 			claims: []claim{
 				{"D12", func(r *record) (bool, string) {
 					return len(r.reqs) == 0, fmt.Sprintf("weekly listings checked minutes ago are not due: %d requests", len(r.reqs))
 				}},
 			}},
-		{bot: "DirectoriesBot", title: "the operator asks for one re-check by hand", run: directories.Run,
+		{chain: chainDirectories, bot: "DirectoriesBot", title: "the operator asks for one re-check by hand", run: directories.Run,
 			args: append(append([]string(nil), dirArgs...), "-recheck", demoweb.ListingURL(demoweb.Bakery)),
 			claims: []claim{
 				{"D12", func(r *record) (bool, string) {
