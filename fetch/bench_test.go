@@ -186,3 +186,69 @@ func BenchmarkComposedInMemorySigned(b *testing.B) {
 	}
 	benchGet(b, c, "http://bench.test/page")
 }
+
+// BenchmarkRatio runs the bare client, the composed client, the composed
+// signed client and raw ed25519.Sign in alternating blocks on one loopback
+// server and reports the CPU-time ratios the goals are stated in:
+// composed/bare (goal <= 1.1) and signed/(bare+sign) (goal <= 1.1).
+// Alternating blocks keep the ratios steady on a shared, loaded machine,
+// where separate benchmarks drift apart:
+//
+//	go test -run '^$' -bench Ratio -benchtime 40000x -count 5 ./fetch
+func BenchmarkRatio(b *testing.B) {
+	srv := benchServer(b)
+	url := srv.URL + "/page"
+	trBare, trComp, trSign := bareTransport(), bareTransport(), bareTransport()
+	defer trBare.CloseIdleConnections()
+	defer trComp.CloseIdleConnections()
+	defer trSign.CloseIdleConnections()
+	bare := &http.Client{Transport: trBare}
+	comp, err := fetch.New(benchBot(trComp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bot := benchBot(trSign)
+	bot.Signer = &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools"}
+	signed, err := fetch.New(bot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := signingtest.BothyKey()
+	msg := make([]byte, 160)
+	get := func(c *http.Client) func() {
+		return func() {
+			req, err := http.NewRequest(http.MethodGet, url, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	runs := []func(){get(bare), get(comp), get(signed), func() { _ = ed25519.Sign(key, msg) }}
+	for _, run := range runs[:3] {
+		run() // warm: connections, robots.txt
+	}
+	const block = 100
+	var cpu [4]time.Duration
+	for i := 0; i < b.N; i += block {
+		for j, run := range runs {
+			t0 := cpuTime()
+			for range block {
+				run()
+			}
+			cpu[j] += cpuTime() - t0
+		}
+	}
+	if cpu[0] > 0 {
+		n := float64(b.N)
+		b.ReportMetric(float64(cpu[0])/n, "bare-ns/op")
+		b.ReportMetric(float64(cpu[3])/n, "sign-ns/op")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "x-bare")
+		b.ReportMetric(float64(cpu[2])/float64(cpu[0]+cpu[3]), "x-bare+sign")
+	}
+}

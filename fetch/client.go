@@ -185,7 +185,7 @@ func newChain(bot Bot) (*chain, error) {
 	if c.base == nil {
 		c.base = newBaseTransport(bot.LocalAddr)
 	}
-	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody()}
+	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 	}
@@ -604,9 +604,10 @@ func (b *budget) deadline() (time.Time, bool) {
 // when a request leaves, applies it to the request and its body, caps the
 // body, and keeps net/http from resending a request on its own.
 type limitsTransport struct {
-	base    http.RoundTripper
-	maxBody int64
-	h1      sync.Map // URL host -> struct{}: the host's last answer came over HTTP/1.x
+	base     http.RoundTripper
+	maxBody  int64
+	h1       sync.Map // URL host -> struct{}: the host's last answer came over HTTP/1.x
+	identity []string // {"identity"}, see sendOnce
 }
 
 // # No silent resends (C3)
@@ -618,11 +619,14 @@ type limitsTransport struct {
 // above. It does so only for a "replayable" request: one whose Body is nil
 // or http.NoBody (or has a GetBody). So the request leaves with Body set to
 // sendOnce, an empty body without GetBody: the Transport then never
-// resends it. Nothing changes on the wire: for GET and HEAD, an unknown-length
-// body is probed with one Read, and one that is empty at once is sent as no
-// body (no Content-Length, no Transfer-Encoding; net/http transfer.go,
-// probeRequestBody). The failure comes back as an error instead, which
-// politeness counts and paces like any other.
+// resends it. The failure comes back as an error instead, which politeness
+// counts and paces like any other. Nothing changes on the wire: the request
+// also says TransferEncoding "identity", with which net/http writes an
+// unknown-length body as it comes, without Content-Length or chunking
+// (Request.Write documents it; transfer.go), and the body is empty. Without
+// "identity", net/http would probe the body with a Read in a goroutine of
+// its own on every request (probeRequestBody), to the same effect at more
+// cost.
 //
 // HTTP/2 differs: it resends only requests the server did not process
 // (REFUSED_STREAM, GOAWAY before the stream), which is no breach, but it
@@ -636,6 +640,9 @@ type sendOnce struct{}
 
 func (sendOnce) Read([]byte) (int, error) { return 0, io.EOF }
 func (sendOnce) Close() error             { return nil }
+
+// WriteTo lets net/http's io.Copy of the body skip its 32 KB buffer.
+func (sendOnce) WriteTo(io.Writer) (int64, error) { return 0, nil }
 
 // noResend reports whether req should leave with a sendOnce body.
 func (t *limitsTransport) noResend(req *http.Request) bool {
@@ -671,7 +678,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		req = req.WithContext(ctx) // a shallow copy: the caller's request is not changed
 		if once {
-			req.Body = sendOnce{}
+			req.Body, req.TransferEncoding = sendOnce{}, t.identity
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
