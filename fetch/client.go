@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -402,15 +401,16 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 	if len(h["Accept"]) == 0 {
 		h["Accept"] = c.acceptVals
 	}
+	// The keys are canonical already: delete, not Del.
 	if c.jar == nil {
-		h.Del("Cookie")
+		delete(h, "Cookie")
 	}
-	h.Del("Authorization")
-	h.Del("Proxy-Authorization")
+	delete(h, "Authorization")
+	delete(h, "Proxy-Authorization")
 	if redirected {
 		// Validators belong to the URL first asked for, not to this one.
-		h.Del("If-None-Match")
-		h.Del("If-Modified-Since")
+		delete(h, "If-None-Match")
+		delete(h, "If-Modified-Since")
 	}
 	if v, ok := out.Context().Value(validatorsKey{}).(*conditional); ok {
 		v.apply(out)
@@ -464,22 +464,30 @@ var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes
 // back in front of the rest of the body (copying only what was read).
 func (c *chain) sniff(resp *http.Response) challenge.Verdict {
 	bp := sniffBufs.Get().(*[]byte)
-	defer sniffBufs.Put(bp)
 	buf := *bp
 	n, err := io.ReadFull(resp.Body, buf)
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
 	if v.Blocked {
+		sniffBufs.Put(bp)
 		return v
 	}
 	if err == io.ErrUnexpectedEOF {
 		err = io.EOF
 	}
-	resp.Body = &prefixBody{head: bytes.Clone(buf[:n]), err: err, ReadCloser: resp.Body}
+	if n == 0 {
+		sniffBufs.Put(bp)
+		bp = nil
+	}
+	resp.Body = &prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
 	return v
 }
 
 // prefixBody replays head, then err (if the sniff hit one), then the rest.
+// head lives in a pooled buffer (buf), given back by the Read that empties
+// head; a body closed before that leaves the buffer to the garbage
+// collector (Close may run alongside a Read, so it does not touch them).
 type prefixBody struct {
+	buf  *[]byte // nil once given back
 	head []byte
 	err  error
 	io.ReadCloser
@@ -489,12 +497,22 @@ func (b *prefixBody) Read(p []byte) (int, error) {
 	if len(b.head) > 0 {
 		n := copy(p, b.head)
 		b.head = b.head[n:]
+		if len(b.head) == 0 {
+			b.free()
+		}
 		return n, nil
 	}
 	if b.err != nil {
 		return 0, b.err
 	}
 	return b.ReadCloser.Read(p)
+}
+
+func (b *prefixBody) free() {
+	if b.buf != nil {
+		sniffBufs.Put(b.buf)
+		b.buf = nil
+	}
 }
 
 func isHTML(ct string) bool {
@@ -644,19 +662,20 @@ func (sendOnce) Close() error             { return nil }
 // WriteTo lets net/http's io.Copy of the body skip its 32 KB buffer.
 func (sendOnce) WriteTo(io.Writer) (int64, error) { return 0, nil }
 
-// noResend reports whether req should leave with a sendOnce body.
-func (t *limitsTransport) noResend(req *http.Request) bool {
+// noResend reports whether req should leave with a sendOnce body, and
+// whether its host's last answer came over HTTP/1.x.
+func (t *limitsTransport) noResend(req *http.Request) (once, h1 bool) {
+	_, h1 = t.h1.Load(req.URL.Host)
 	if (req.Body != nil && req.Body != http.NoBody) || req.GetBody != nil ||
 		(req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "") {
-		return false
+		return false, h1
 	}
-	_, h1 := t.h1.Load(req.URL.Host)
-	return h1
+	return h1, h1
 }
 
-// noteProto remembers whether req's host answers over HTTP/1.x.
-func (t *limitsTransport) noteProto(req *http.Request, resp *http.Response) {
-	_, was := t.h1.Load(req.URL.Host)
+// noteProto remembers whether req's host answers over HTTP/1.x; was is
+// what noResend found.
+func (t *limitsTransport) noteProto(req *http.Request, resp *http.Response, was bool) {
 	switch is := resp.ProtoMajor == 1; {
 	case is && !was:
 		t.h1.Store(req.URL.Host, struct{}{})
@@ -671,7 +690,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b, _ := req.Context().Value(budgetKey{}).(*budget)
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
-	once := t.noResend(req)
+	once, h1 := t.noResend(req)
 	if timed || once {
 		if timed {
 			ctx, cancel = context.WithDeadline(ctx, deadline)
@@ -690,7 +709,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	t.noteProto(req, resp)
+	t.noteProto(req, resp, h1)
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
