@@ -80,7 +80,8 @@ type Bot struct {
 
 	// HTMLOnly makes the bot ask for HTML and refuse other content types
 	// (H7): a 2xx answer whose Content-Type is set and is not text/html or
-	// application/xhtml+xml fails with NotHTML, its body unread.
+	// application/xhtml+xml fails with NotHTML, its body unread. Requests
+	// under [WithMachineFile] (sitemaps, /llms.txt) are exempt.
 	HTMLOnly bool
 	// Deny lists URL words that are never fetched (H7: carts, checkouts,
 	// accounts). A pattern is one or more words ("cart", "add-to-cart");
@@ -314,5 +315,26 @@ func WithFresh(ctx context.Context) context.Context {
 
 func isFresh(ctx context.Context) bool {
 	v, _ := ctx.Value(freshKey{}).(bool)
+	return v
+}
+
+type machineFileKey struct{}
+
+// WithMachineFile returns a context whose requests fetch a file meant for
+// programs rather than a page: a sitemap, /llms.txt, a feed. An HTML-only
+// bot (Bot.HTMLOnly) then asks for XML and text (unless the request sets
+// Accept itself) and takes whatever content type comes back instead of
+// failing with NotHTML. Everything else stays: robots.txt, pacing, signing,
+// limits, and challenge pages are still Blocked (C6). robots.txt itself is
+// fetched this way already. For bots that are not HTML-only it changes
+// nothing.
+//
+//	walker.Walk(fetch.WithMachineFile(ctx), sitemaps, fn) // walker.Client = fetcher.Client()
+func WithMachineFile(ctx context.Context) context.Context {
+	return context.WithValue(ctx, machineFileKey{}, true)
+}
+
+func isMachineFile(ctx context.Context) bool {
+	v, _ := ctx.Value(machineFileKey{}).(bool)
 	return v
 }

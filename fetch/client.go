@@ -78,6 +78,7 @@ type chain struct {
 	jar      http.CookieJar // nil: no cookies sent or stored
 
 	uaVals, fromVals, acceptVals []string // the fixed header values, len == cap
+	machineAcceptVals            []string // Accept of an HTML-only bot's WithMachineFile requests
 	deny                         [][]string
 	login                        [][]string
 	blocked                      []string
@@ -157,6 +158,7 @@ func newChain(bot Bot) (*chain, error) {
 	c.uaVals = []string{ua.fixed}[:1:1]
 	c.fromVals = []string{c.from}[:1:1]
 	c.acceptVals = []string{c.accept}[:1:1]
+	c.machineAcceptVals = []string{"application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5"}[:1:1]
 	deny := bot.Deny
 	if deny == nil {
 		deny = DefaultDeny()
@@ -399,7 +401,11 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 		delete(h, "From")
 	}
 	if len(h["Accept"]) == 0 {
-		h["Accept"] = c.acceptVals
+		if c.htmlOnly && isMachineFile(out.Context()) {
+			h["Accept"] = c.machineAcceptVals
+		} else {
+			h["Accept"] = c.acceptVals
+		}
 	}
 	// The keys are canonical already: delete, not Del.
 	if c.jar == nil {
@@ -434,7 +440,7 @@ func (c *chain) inspect(resp *http.Response) error {
 		return &Error{Outcome: challengeOutcome(v), URL: u, Status: resp.StatusCode,
 			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
 	}
-	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 && !isMachineFile(resp.Request.Context()) {
 		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
 			return &Error{Outcome: NotHTML, URL: resp.Request.URL.String(), Status: resp.StatusCode,
 				Err: fmt.Errorf("fetch: content type %q", ct)}

@@ -45,7 +45,8 @@
 // came), a challenge page ([challenge.Detector]) becomes a Blocked error (a
 // RateLimited one for a vendor's rate-limit page such as Cloudflare's 1015:
 // the site asks for "later", not "never") and, for HTML-only bots, another
-// content type a NotHTML error; their bodies are never returned. Pacing
+// content type a NotHTML error (except under [WithMachineFile], for
+// sitemaps and /llms.txt); their bodies are never returned. Pacing
 // pauses the host when such a page comes with a rate-limit status (429, 503);
 // one served with another status gets the normal gap only. The client's CheckRedirect enforces the redirect limit.
 //

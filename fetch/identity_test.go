@@ -243,6 +243,42 @@ func TestIdentity_H7_HTMLOnly(t *testing.T) {
 	}
 }
 
+// H7: an HTML-only bot still reads machine files (sitemaps, /llms.txt)
+// under WithMachineFile: it asks for XML and text and takes their content
+// type; challenge pages stay Blocked (C6), and without the flag the same
+// files are NotHTML.
+func TestIdentity_H7_HTMLOnlyMachineFiles(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").
+		Handle("/sitemap.xml", fetchtest.Sitemap(fetchtest.SitemapURL{Loc: "http://a.test/p"})).
+		Handle("/llms.txt", fetchtest.Text("text/plain; charset=utf-8", "# a.test\n")).
+		Handle("/shielded.xml", fetchtest.Challenge(http.StatusForbidden))
+	bot.HTMLOnly = true
+	f := mustFetcher(t, bot)
+	machine := fetch.WithMachineFile(context.Background())
+	get(t, f, "http://a.test/sitemap.xml", fetch.NotHTML)
+	p := getCtx(t, machine, f, "http://a.test/sitemap.xml", fetch.OK)
+	if !strings.Contains(string(p.Body), "<urlset") {
+		t.Errorf("sitemap body %q", p.Body)
+	}
+	getCtx(t, machine, f, "http://a.test/llms.txt", fetch.OK)
+	getCtx(t, machine, f, "http://a.test/shielded.xml", fetch.Blocked)
+
+	// The plain client honours the flag too (a sitemap walker over it).
+	req, _ := http.NewRequestWithContext(machine, http.MethodGet, "http://a.test/sitemap.xml", nil)
+	resp, err := f.Client().Do(req)
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	resp.Body.Close()
+
+	rs := w.RequestsTo("a.test", "/sitemap.xml")
+	if len(rs) != 3 || rs[0].Header.Get("Accept") != "text/html,application/xhtml+xml;q=0.9" ||
+		!strings.Contains(rs[1].Header.Get("Accept"), "application/xml") {
+		t.Errorf("sitemap requests %d, Accept %q then %q", len(rs), rs[0].Header.Get("Accept"), rs[1].Header.Get("Accept"))
+	}
+}
+
 // Wrap builds a new client over an existing one and leaves it untouched.
 func TestWrap_DoesNotMutate(t *testing.T) {
 	w, bot := loopback(t)
