@@ -63,3 +63,11 @@ func promiseIDs(t *testing.T) []string {
 	}
 	return ids
 }
+
+// -h prints the flags and exits 0, running nothing.
+func TestDemo_Help(t *testing.T) {
+	out := bottest.RunWith(t, demo.Run, nil, "-h")
+	if out.Code != 0 || !strings.Contains(out.Stderr, "-scale") || out.Stdout != "" {
+		t.Errorf("-h: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+}

@@ -89,7 +89,7 @@ type Flags struct {
 // Register adds the common flags to fs. defaultMaxPages < 0 leaves out
 // -max-pages (bots that do not crawl).
 func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages int) {
-	fs.StringVar(&f.State, "state", defaultState, "on-disk state `file` (robots copies, validators, sitemap lastmods, fetched set); survives between runs")
+	fs.StringVar(&f.State, "state", defaultState, "on-disk state `file` (robots.txt copies, validators, sitemap lastmods, fetched URLs, listing outcomes); survives between runs")
 	if f.Signs {
 		fs.StringVar(&f.Key, "key", "", "Ed25519 private key `file` (PKCS#8 PEM) to sign requests with (required)")
 		fs.StringVar(&f.GenKey, "genkey", "", "write a new Ed25519 key to `file`, print the JWKS to publish, and exit")

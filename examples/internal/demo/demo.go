@@ -32,8 +32,8 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	out := fs.String("out", "", "write timeline.html, the readiness report and the bots' files into `dir` (default: a new temporary directory)")
 	scale := fs.Float64("scale", 0.05, "multiply the bots' own durations (delays, backoff, timeouts) by `f`; 1 is real time")
 	verbose := fs.Bool("v", false, "show the bots' logs")
-	if _, ok := botkit.Parse(fs, args, "demo [flags]\n\nRuns every example bot against a small local web and explains what each did."); !ok {
-		return botkit.ExitUsage
+	if code, ok := botkit.Parse(fs, args, "demo [flags]\n\nRuns every example bot against a small local web and explains what each did."); !ok {
+		return code
 	}
 	if *scale <= 0 {
 		*scale = 1

@@ -41,7 +41,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	file := fs.String("listings", "", "listings `file`: CSV with header listing_url,backlink,directory,schedule, or JSON")
 	recheck := fs.String("recheck", "", "check this one `listing_url` now, whatever its schedule (D12)")
 	blockFile := fs.String("blocklist", "", "`file` of domains never to fetch, one a line (D14)")
-	parallel := fs.Int("parallel", 16, "listings checked at once (one request at a time per host still)")
+	parallel := fs.Int("parallel", 16, "`N` listings checked at once (one request at a time per host still)")
 	list := fs.Bool("list", false, "print the recorded outcomes (JSON lines) and exit")
 	serve := fs.String("serve-keys", "", "serve the key directory (JWKS, signed) on `addr` until interrupted (D2)")
 	if code, ok := botkit.Parse(fs, args, usage); !ok {

@@ -25,7 +25,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	f := botkit.Flags{Name: "sofyabot"}
 	fs := f.FlagSet(env, 1000)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
-	parallel := fs.Int("parallel", 64, "sites crawled at once (each site still gets one request at a time)")
+	parallel := fs.Int("parallel", 64, "`N` sites crawled at once (each site still gets one request at a time)")
 	wander := fs.Bool("wander", false, "follow links to other sites too")
 	out := fs.String("out", "", "write each page's text into `dir`")
 	if code, ok := f.ParseSites(fs, args, usage); !ok {
