@@ -219,7 +219,8 @@ func (s *Signer) Sign(req *http.Request) error {
 	if s.Nonce {
 		nonce = newNonce()
 	}
-	params := c.params(now.Unix(), now.Add(s.expires()).Unix(), nonce)
+	input := c.input(now.Unix(), now.Add(s.expires()).Unix(), nonce)
+	params := input[len(c.label)+1:]
 
 	bp := baseBufs.Get().(*[]byte)
 	base := append((*bp)[:0], `"@authority": `...)
@@ -248,19 +249,22 @@ func (s *Signer) Sign(req *http.Request) error {
 		h = http.Header{}
 		req.Header = h
 	}
-	h["Signature-Agent"] = []string{c.field}
-	h["Signature-Input"] = []string{c.label + "=" + params}
-	h["Signature"] = []string{string(sigField)}
+	vals := []string{c.field, input, string(sigField)} // one allocation for the three fields
+	h["Signature-Agent"] = vals[0:1:1]
+	h["Signature-Input"] = vals[1:2:2]
+	h["Signature"] = vals[2:3:3]
 	return nil
 }
 
 // baseBufs holds signature base buffers for Sign.
 var baseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// params is the serialised @signature-params value (also the
-// Signature-Input member value), parameters in httpsign's order.
-func (c *signerCache) params(created, expires int64, nonce string) string {
-	b := make([]byte, 0, len(c.comps)+len(c.tail)+48+len(nonce))
+// input is the Signature-Input field: label=, then the serialised
+// @signature-params value, parameters in httpsign's order.
+func (c *signerCache) input(created, expires int64, nonce string) string {
+	b := make([]byte, 0, len(c.label)+1+len(c.comps)+len(c.tail)+48+len(nonce))
+	b = append(b, c.label...)
+	b = append(b, '=')
 	b = append(b, c.comps...)
 	b = append(b, ";created="...)
 	b = strconv.AppendInt(b, created, 10)
@@ -308,7 +312,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, ErrNoKey
 	}
-	req2 := req.Clone(req.Context())
+	// A shallow copy with its own header is enough: Sign writes header
+	// fields only.
+	req2 := req.WithContext(req.Context())
+	req2.Header = req.Header.Clone()
 	if err := t.Signer.Sign(req2); err != nil {
 		closeBody(req)
 		return nil, err
