@@ -71,8 +71,8 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if ctx.Err() == nil {
 		d.check("All runs", d.overall(), &d.all)
 	}
-	fmt.Fprintf(d.w, "\n%d promises shown, %d kept, %d broken; %d more kept by configuration (too slow to show at this scale); in %s.\n",
-		d.kept+d.broken, d.kept, d.broken, d.configured, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(d.w, "\n%d promises shown in %d checks, %d kept, %d broken; %d more kept by configuration (too slow to show at this scale); in %s.\n",
+		len(d.shown), d.kept+d.broken, d.kept, d.broken, d.configured, time.Since(start).Round(100*time.Millisecond))
 	fmt.Fprintf(d.w, "Timeline:          %s\n", tl)
 	fmt.Fprintf(d.w, "Readiness report:  %s\n", filepath.Join(dir, "readiness.html"))
 	fmt.Fprintf(d.w, "Everything else:   %s\n", dir)
@@ -96,6 +96,7 @@ type demo struct {
 	runs                     []timeline.Run
 	all                      record // every step's requests and results
 	kept, broken, configured int
+	shown                    map[string]bool // promise IDs shown (not by configuration)
 }
 
 func (d *demo) keys() error {
@@ -280,6 +281,15 @@ func (d *demo) report(s step, rec *record) {
 	d.all.results = append(d.all.results, rec.results...)
 }
 
+func (d *demo) show(id string) {
+	if d.shown == nil {
+		d.shown = map[string]bool{}
+	}
+	if id != "bad" {
+		d.shown[id] = true
+	}
+}
+
 // check prints each claim's verdict over rec, under title if not empty.
 func (d *demo) check(title string, claims []claim, rec *record) {
 	if title != "" {
@@ -294,9 +304,11 @@ func (d *demo) check(title string, claims []claim, rec *record) {
 			d.configured++
 		case ok:
 			d.kept++
+			d.show(c.id)
 		default:
 			mark = "BROKEN"
 			d.broken++
+			d.show(c.id)
 		}
 		fmt.Fprintf(d.w, "   %-4s %s %s\n", c.id, mark, ev)
 	}
