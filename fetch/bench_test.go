@@ -192,7 +192,8 @@ func BenchmarkComposedInMemorySigned(b *testing.B) {
 // ed25519.Sign in the same goroutine, in alternating blocks on one loopback
 // server, and reports the CPU-time ratios the goals are stated in:
 // composed/bare (goal <= 1.1) and signed/(bare+sign) (goal <= 1.1), plus
-// signed/(composed+in-flow sign), the signing layer's own share.
+// signed/(composed+in-flow sign), the signing layer's own share, and
+// composed/(bare client with the bot's default 30 s Timeout).
 // Alternating blocks keep the ratios steady on a shared, loaded machine,
 // where separate benchmarks drift apart:
 //
@@ -231,14 +232,17 @@ func BenchmarkRatio(b *testing.B) {
 			resp.Body.Close()
 		}
 	}
+	trTimed := bareTransport()
+	defer trTimed.CloseIdleConnections()
+	bareTimed := &http.Client{Transport: trTimed, Timeout: 30 * time.Second} // the bot's default time limit
 	getComp := get(comp)
 	runs := []func(){get(bare), getComp, get(signed), func() { _ = ed25519.Sign(key, msg) },
-		func() { _ = ed25519.Sign(key, msg); getComp() }}
-	for _, run := range runs[:3] {
+		func() { _ = ed25519.Sign(key, msg); getComp() }, get(bareTimed)}
+	for _, run := range runs {
 		run() // warm: connections, robots.txt
 	}
 	const block = 100
-	var cpu [5]time.Duration
+	var cpu [6]time.Duration
 	for i := 0; i < b.N; i += block {
 		for j, run := range runs {
 			t0 := cpuTime()
@@ -253,6 +257,7 @@ func BenchmarkRatio(b *testing.B) {
 		b.ReportMetric(float64(cpu[0])/n, "bare-ns/op")
 		b.ReportMetric(float64(cpu[3])/n, "sign-ns/op")
 		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "x-bare")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[5]), "x-bare-timeout")
 		b.ReportMetric(float64(cpu[2])/float64(cpu[0]+cpu[3]), "x-bare+sign")
 		// The signed client against the unsigned one with a raw
 		// ed25519.Sign made in the same flow, just before each request:
