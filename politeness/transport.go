@@ -428,7 +428,11 @@ func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
 		}
 	}
 	st.Expires = last.Add(t.Policy.idleTime())
-	_ = l.Release(st)
+	if err := l.Release(st); err != nil && t.Logger != nil {
+		// The gate could not store the host's state (a shared gate lost its
+		// lease or its server): the next request re-reads whatever it has.
+		t.Logger.Warn("politeness: storing host state failed", slog.String("host", HostKey(u)), slog.Any("err", err))
+	}
 }
 
 // body holds the host's turn until it is read to EOF or closed.
