@@ -22,8 +22,8 @@ import (
 // Defaults of a zero Verifier.
 const (
 	DefaultSkew              = 60 * time.Second
-	DefaultDirectoryTTL      = time.Hour      // when the directory sends no max-age
-	MaxDirectoryTTL          = 24 * time.Hour // longer max-age values are cut to this
+	DefaultDirectoryTTL      = time.Hour      // when the directory sends neither max-age nor Expires
+	MaxDirectoryTTL          = 24 * time.Hour // longer lifetimes are cut to this
 	DefaultNegativeTTL       = time.Minute
 	MaxNegativeTTL           = 5 * time.Minute
 	DefaultMaxDirectoryBytes = 256 << 10
@@ -86,7 +86,8 @@ type Verifier struct {
 	// AcceptUnsignedDirectory uses directory keys that did not sign the
 	// directory response.
 	AcceptUnsignedDirectory bool
-	// DirectoryTTL is the cache lifetime of a directory without max-age.
+	// DirectoryTTL is the cache lifetime of a directory without max-age or
+	// Expires.
 	// Zero means 1 h.
 	DirectoryTTL time.Duration
 	// NegativeTTL is how long a failed fetch or an unknown key is
@@ -536,7 +537,9 @@ func digestMatches(got, want string) bool {
 }
 
 // ttl is the cache lifetime from Cache-Control max-age (no-store and
-// no-cache mean "refetch next time").
+// no-cache mean "refetch next time"), else from Expires minus Date (RFC 9111
+// §4.2.1; an Expires that does not parse, or is not after Date, means
+// stale), else DirectoryTTL; never more than MaxDirectoryTTL.
 func (v *Verifier) ttl(h http.Header) time.Duration {
 	def := v.DirectoryTTL
 	if def <= 0 {
@@ -559,6 +562,20 @@ func (v *Verifier) ttl(h http.Header) time.Duration {
 				return time.Duration(n) * time.Second
 			}
 		}
+	}
+	if exp := h.Get("Expires"); exp != "" {
+		at, err := http.ParseTime(exp)
+		if err != nil {
+			return 0
+		}
+		date, err := http.ParseTime(h.Get("Date"))
+		if err != nil {
+			date = time.Now()
+		}
+		if d := at.Sub(date); d > 0 {
+			return min(d, MaxDirectoryTTL)
+		}
+		return 0
 	}
 	return def
 }
