@@ -53,8 +53,10 @@ type Result struct {
 // signature covers (https only) through Client, checks the directory's own
 // response signatures (each key is usable only if it signed the directory
 // response for that authority, unless AcceptUnsignedDirectory), and caches
-// it: Cache-Control max-age is honoured (default 1 h, at most 24 h), a failed
-// refresh keeps the keys already known, and a failed fetch or an unknown key
+// it: Cache-Control max-age, no-store and no-cache are honoured, and Expires
+// where there is no max-age (default 1 h, at most 24 h; no ETag
+// revalidation), a failed refresh keeps the keys already known, and a failed
+// fetch or an unknown key
 // is not retried for NegativeTTL (default 1 min, at most 5 min).
 //
 // A signature must carry created, expires, keyid and tag="web-bot-auth",
