@@ -56,8 +56,8 @@ type Result struct {
 // it: Cache-Control max-age, no-store and no-cache are honoured, and Expires
 // where there is no max-age (default 1 h, at most 24 h; no ETag
 // revalidation), a failed refresh keeps the keys already known, and a failed
-// fetch or an unknown key
-// is not retried for NegativeTTL (default 1 min, at most 5 min).
+// fetch or an unknown key is not retried for NegativeTTL (default 1 min, at
+// most 5 min).
 //
 // A signature must carry created, expires, keyid and tag="web-bot-auth",
 // cover @authority (and Signature-Agent, when keys come from a directory),
