@@ -415,7 +415,9 @@ func TestGate_D10_ProcessesServedInArrivalOrder(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	var wg sync.WaitGroup
-	start := func(g *Gate, name string) {
+	// start starts a caller and waits until it is queued (arrived): no
+	// sleeps, so a slow goroutine on a busy machine cannot swap arrivals.
+	start := func(g *Gate, name string, queued func() bool) {
 		wg.Go(func() {
 			l, err := g.Acquire(ctx, host, proceed)
 			if err != nil {
@@ -427,11 +429,26 @@ func TestGate_D10_ProcessesServedInArrivalOrder(t *testing.T) {
 			mu.Unlock()
 			_ = l.Release(politeness.State{})
 		})
-		time.Sleep(50 * time.Millisecond) // arrival order; the check is the order served
+		for deadline := time.Now().Add(10 * time.Second); !queued(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never queued", name)
+			}
+			time.Sleep(time.Millisecond) // polling for the arrival, not timing it
+		}
 	}
-	start(b, "b1") // b queues in Redis while a holds the host
-	start(a, "a1") // a's later callers wait in a's local queue
-	start(a, "a2")
+	rdb := newClient(t, addr)
+	inRedis := func() bool { return rdb.ZCard(ctx, a.queueKey(host)).Val() == 1 }
+	waitingIn := func(g *Gate, n int) func() bool {
+		return func() bool {
+			g.local.mu.Lock()
+			defer g.local.mu.Unlock()
+			h := g.local.hosts[host]
+			return h != nil && len(h.waiters) == n
+		}
+	}
+	start(b, "b1", inRedis)         // b queues in Redis while a holds the host
+	start(a, "a1", waitingIn(a, 1)) // a's later callers wait in a's local queue
+	start(a, "a2", waitingIn(a, 2))
 	_ = held.Release(politeness.State{})
 	wg.Wait()
 	if got := strings.Join(order, " "); got != "b1 a1 a2" {
