@@ -94,7 +94,7 @@ func TestGate_C3_TwoProcessesShareHost(t *testing.T) {
 // request takes.
 func TestGate_C3_LeaseTTL(t *testing.T) {
 	c := newClient(t, needRedis(t))
-	const ttl = 600 * time.Millisecond // renewals every 200ms, even under -race on a busy machine
+	const ttl = time.Second // renewals every 333ms: a holder loses its host only after a 667ms stall (-race, busy 2-core CI)
 	prefix := testPrefix()
 	a := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
 	b := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
@@ -156,7 +156,9 @@ func TestGate_C4_LongWaitFreesLease(t *testing.T) {
 	b := newTestGate(t, c, prefix, &Options{LeaseTTL: ttl})
 	ctx := context.Background()
 	const host = "http://paused.test:80"
-	pause := politeness.State{NotBefore: time.Now().Add(2 * ttl), PauseUntil: time.Now().Add(2 * ttl)}
+	// The pause outlasts the TTL by far, so a's wait is still a long one when
+	// a busy machine starts it late.
+	pause := politeness.State{NotBefore: time.Now().Add(5 * ttl), PauseUntil: time.Now().Add(5 * ttl)}
 	l, err := a.Acquire(ctx, host, proceed)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +177,7 @@ func TestGate_C4_LongWaitFreesLease(t *testing.T) {
 	}()
 	time.Sleep(ttl / 4) // a is now in its long wait
 	seen := make(chan politeness.State, 1)
-	short, cancel := context.WithTimeout(ctx, ttl)
+	short, cancel := context.WithTimeout(ctx, 3*ttl) // well within the pause (5 TTLs)
 	defer cancel()
 	_, err = b.Acquire(short, host, func(s politeness.State) (time.Duration, error) {
 		seen <- s
