@@ -328,7 +328,17 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 			t.Fatalf("waiter: %v", err)
 		}
 	}
-	wait(50 * time.Millisecond) // connects and subscribes
+	subscribed := func() bool {
+		waiter.mu.Lock()
+		defer waiter.mu.Unlock()
+		return waiter.ps != nil
+	}
+	for deadline := time.Now().Add(10 * time.Second); !subscribed(); { // connects and subscribes
+		if time.Now().After(deadline) {
+			t.Fatal("waiter never subscribed")
+		}
+		wait(50 * time.Millisecond) // on a busy machine one try may end before its first look
+	}
 	h.n.Store(0)
 	wait(800 * time.Millisecond)
 	if n := h.n.Load(); n > 2 {
