@@ -155,6 +155,11 @@ func TestDirectories_D1_D2_D3_D4_D5_D6_D7_D8_D11_D13_D14_AllOutcomes(t *testing.
 		if r, _ := out.Result("http://ok.test/partners"); r.Matched != "https://WWW.citydir.test:443/listing/ok" || r.Status != 200 {
 			t.Errorf("D6: matched link %+v", r)
 		}
+		// The -json surface of issue 8, as a script reads it (D6).
+		bottest.CheckJSONFields(t, out, "http://moved.test/p/0", map[string]any{
+			"final_url": "http://moved.test/p/3", "status": 200.0, "outcome": "verified", "bytes": nil,
+			"matched_link": backlink + "moved",
+		})
 		if r, _ := out.Result("http://far.test/p/0"); !strings.Contains(r.Reason, "redirect") {
 			t.Errorf("D4: %+v", r)
 		}

@@ -62,6 +62,9 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 		if reqs := w.RequestsTo("docs.test", "/page.php"); len(reqs) != 1 || reqs[0].RawQuery != "x=1" {
 			t.Error("H2: /*.php$ must block /page.php but not /page.php?x=1")
 		}
+		bottest.CheckJSONFields(t, out, "http://docs.test/guide", map[string]any{ // issue 8's -json surface
+			"final_url": "http://docs.test/guide", "status": 200.0, "outcome": "ok", "bytes": nil,
+		})
 		if r, _ := out.Result("http://docs.test/export"); r.Outcome != "not_html" {
 			t.Errorf("H7: csv page: %+v", r)
 		}

@@ -129,7 +129,7 @@ func Logger(w io.Writer, verbose bool) *slog.Logger {
 // Result is one URL handled, as printed by -json.
 type Result struct {
 	URL      string `json:"url"`
-	FinalURL string `json:"final_url,omitempty"`
+	FinalURL string `json:"final_url,omitempty"` // empty only when nothing was fetched
 	Status   int    `json:"status"`
 	Outcome  string `json:"outcome"`
 	Bytes    int64  `json:"bytes"`

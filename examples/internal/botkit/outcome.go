@@ -18,9 +18,7 @@ func ResultOf(rawURL string, p *fetch.Page, err error) Result {
 		r.Status = p.Status
 		r.Bytes = int64(len(p.Body))
 		r.Outcome = p.Outcome.String()
-		if p.FinalURL != rawURL {
-			r.FinalURL = p.FinalURL
-		}
+		r.FinalURL = p.FinalURL // always given (issue 8's -json surface), redirected or not
 	}
 	if r.Outcome == "" {
 		r.Outcome = "error"

@@ -51,6 +51,10 @@ func TestResultOf(t *testing.T) {
 	if r.Outcome != "ok" || r.FinalURL != "http://a.test/y" || r.Bytes != 5 || r.Status != 200 {
 		t.Errorf("%+v", r)
 	}
+	p = &fetch.Page{URL: "http://a.test/x", FinalURL: "http://a.test/x", Status: 200, Outcome: fetch.OK}
+	if r = ResultOf("http://a.test/x", p, nil); r.FinalURL != "http://a.test/x" {
+		t.Errorf("final URL without a redirect: %+v (the -json line must carry final_url)", r)
+	}
 	r = ResultOf("http://a.test/x", nil, &fetch.Error{Outcome: fetch.BlockedDomain})
 	if r.Outcome != "blocked_domain" {
 		t.Errorf("%+v", r)

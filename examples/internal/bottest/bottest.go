@@ -6,6 +6,7 @@ package bottest
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -175,4 +176,29 @@ func CheckKeyRequired(t *testing.T, run RunFunc, web *fetchtest.Web, keyDir stri
 	if _, err := os.Stat(keyPath); err != nil {
 		t.Errorf("genkey wrote no key: %v", err)
 	}
+}
+
+// CheckJSONFields checks the -json wire format (issue 8's fixed surface) of
+// the line for url in out.Stdout, as a script reads it: the keys of want are
+// present with those values (compared as JSON: numbers are float64; a nil
+// value only asks for the key).
+func CheckJSONFields(t testing.TB, out *Output, url string, want map[string]any) {
+	t.Helper()
+	for line := range strings.Lines(out.Stdout) {
+		var got map[string]any
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Errorf("-json: not a JSON object: %q", line)
+			continue
+		}
+		if got["url"] != url {
+			continue
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || v != nil && g != v {
+				t.Errorf("-json %s: %q = %v (present %v), want %v\nline: %s", url, k, g, ok, v, line)
+			}
+		}
+		return
+	}
+	t.Errorf("-json: no line with \"url\": %q in\n%s", url, out.Stdout)
 }
