@@ -163,6 +163,11 @@ func TestSofya_S11_ThroughputGrowsWithHosts(t *testing.T) {
 
 // S2: outgoing connections are bound to the configured source address.
 func TestSofya_S2_SourceAddress(t *testing.T) {
+	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
+		t.Skipf("cannot bind 127.0.0.2 here: %v", err) // loopback is 127.0.0.1 only on some systems
+	} else {
+		ln.Close()
+	}
 	w := fetchtest.New()
 	addr := w.Start()
 	defer w.Close()
