@@ -137,7 +137,9 @@ type Bot struct {
 	Logger *slog.Logger
 }
 
-// Limits bound one fetch.
+// Limits bound one fetch. The zero value means the polite defaults given on
+// each field (30 s, 5 redirects, 10 MiB); it is plain data, copied into the
+// clients made from a [Bot].
 type Limits struct {
 	// Timeout is the longest a fetch may take, redirects included, counted
 	// from the moment its first request is sent (a politeness wait before

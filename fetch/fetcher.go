@@ -15,7 +15,8 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-// Page is the result of [Fetcher.Get].
+// Page is the result of [Fetcher.Get]: plain data owned by the caller (Get
+// keeps no reference to it).
 type Page struct {
 	URL         string            // the URL asked for
 	FinalURL    string            // the URL of the last hop (after redirects)

@@ -129,7 +129,8 @@ func (h *Host) handler(path string) http.Handler {
 	return http.NotFoundHandler()
 }
 
-// A Request is the record of one request the Web served.
+// A Request is the record of one request the Web served: a copy, plain data
+// ([Web.Requests] returns fresh copies, safe to keep and read).
 type Request struct {
 	Seq        int         // order of arrival, from 0
 	Host       string      // host name, lowercased, without port

@@ -21,7 +21,8 @@ import (
 // tests may use (host:port, loopback).
 const AddrEnv = "GOODBOT_REDIS_ADDR"
 
-// Server is a private redis-server process without persistence.
+// Server is a private redis-server process without persistence, made by
+// [Start]; Kill it when done. Its methods are not for concurrent use.
 type Server struct {
 	Addr string // host:port it listens on
 	cmd  *exec.Cmd
