@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/examples/internal/directories"
 	"github.com/goodbot-go/goodbot/examples/internal/listings"
@@ -307,4 +310,50 @@ func TestDirectories_D2_KeyDirectory(t *testing.T) {
 // -h documents the flags, with sane defaults.
 func TestDirectories_Help(t *testing.T) {
 	bottest.CheckHelp(t, directories.Run, "-key", "-genkey", "-listings", "-recheck", "-blocklist")
+}
+
+// D2: -serve-keys serves the signed key directory until the context ends.
+func TestDirectories_D2_ServeKeys(t *testing.T) {
+	key := signingtest.DirectoriesKey()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr botkit.SyncBuffer
+	done := make(chan int, 1)
+	args := []string{"-key", bottest.KeyFile(t, key), "-state", bottest.StatePath(t), "-serve-keys", "127.0.0.1:0"}
+	go func() { done <- directories.Run(ctx, args, botkit.Env{Stdout: io.Discard, Stderr: &stderr}) }()
+	const at = "serving the key directory at "
+	var dirURL string
+	for deadline := time.Now().Add(10 * time.Second); dirURL == ""; {
+		if i := strings.Index(stderr.String(), at); i >= 0 {
+			if line, _, ok := strings.Cut(stderr.String()[i+len(at):], "\n"); ok {
+				dirURL = line
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("exit %d before serving\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no address printed\n%s", stderr.String())
+		}
+		time.Sleep(time.Millisecond) // polling for the start, not timing it
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(dirURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	kid, _ := signing.Thumbprint(key.Public().(ed25519.PublicKey))
+	if ct := resp.Header.Get("Content-Type"); ct != signing.DirectoryMediaType || !strings.Contains(string(body), `"keys"`) ||
+		!strings.Contains(resp.Header.Get("Signature-Input"), kid) {
+		t.Errorf("D2: %s: %q, signature %q\n%s", dirURL, ct, resp.Header.Get("Signature-Input"), body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after the context ended\n%s", code, stderr.String())
+	}
 }

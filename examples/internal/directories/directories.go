@@ -284,10 +284,8 @@ func serveKeys(ctx context.Context, addr string, key ed25519.PrivateKey, env bot
 		return botkit.ExitFailure
 	}
 	srv := &http.Server{Handler: KeyDirectory(key), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop() // no goroutine left waiting when Serve fails
 	fmt.Fprintf(env.Stderr, "directoriesbot: serving the key directory at http://%s%s\n", ln.Addr(), signing.DirectoryPath)
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(env.Stderr, "directoriesbot:", err)
