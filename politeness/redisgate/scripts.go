@@ -14,8 +14,9 @@ import "github.com/redis/go-redis/v9"
 //	KEYS: epoch, lease, state, queue, alive
 //	ARGV: token, lease TTL ms, fence ms (<= 0: none), ticket life ms
 //	-> {1, state JSON or nil}   lease taken
-//	-> {0, lease PTTL ms}       lease held by someone else (0: free, but
-//	                            another waiter is ahead): queued
+//	-> {0, lease PTTL ms}       lease held by someone else (at least 1 ms
+//	                            while held; 0: free, but another waiter is
+//	                            ahead): queued
 //	-> {2, ms left}             Redis lost its data recently: fenced
 //
 // The queue (a sorted set of tokens by arrival time) serves the processes in
@@ -74,7 +75,11 @@ redis.call('ZADD', KEYS[5], now + life, ARGV[1])
 redis.call('PEXPIRE', KEYS[4], life)
 redis.call('PEXPIRE', KEYS[5], life)
 if cur then
-  return {0, redis.call('PTTL', KEYS[2])}
+  local left = redis.call('PTTL', KEYS[2])
+  if left == 0 then
+    left = 1 -- expires within the millisecond: look again then, not after MaxWait
+  end
+  return {0, left}
 end
 return {0, 0}
 `)
