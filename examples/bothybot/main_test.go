@@ -138,6 +138,31 @@ func TestBothy_B4_CrawlDelayCappedAt60s(t *testing.T) {
 	})
 }
 
+// B6: a Retry-After above one hour is held to one hour, after which the host
+// is crawled again (the backoff's doubling on repeats is proven by
+// politeness's TestTransport_B6_DefaultBackoffDoubles).
+func TestBothy_B6_RetryAfterCappedAtAnHour(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := parish("User-agent: *\nAllow: /\n\nSitemap: http://parish.test/sitemap.xml\n")
+		w.Host("parish.test").Handle("/mass", fetchtest.Sequence(fetchtest.RetryAfter(http.StatusTooManyRequests, "7200"), fetchtest.HTML("mass")))
+		bottest.Run(t, bothy.Run, w, crawlArgs(t, "", "http://parish.test/")...)
+		w.Check(t, fetchtest.NoOverlap())
+		reqs := w.RequestsTo("parish.test")
+		capped := false
+		for i := 0; i+1 < len(reqs); i++ {
+			if reqs[i].Status == http.StatusTooManyRequests {
+				if gap := reqs[i+1].Start.Sub(reqs[i].End); gap < time.Hour || gap >= 2*time.Hour {
+					t.Errorf("B6: Retry-After 7200 followed after %v, want one hour", gap)
+				}
+				capped = true
+			}
+		}
+		if !capped || w.Count("parish.test", "/mass") != 2 {
+			t.Errorf("B6: 429 seen %v, /mass fetched %d times, want the 429 then the page", capped, w.Count("parish.test", "/mass"))
+		}
+	})
+}
+
 // B5: without a Crawl-delay, at least 2 s between requests.
 func TestBothy_B5_TwoSecondsApart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
