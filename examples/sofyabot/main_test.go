@@ -92,12 +92,17 @@ func TestSofya_S6_RateLimitSlowsSite(t *testing.T) {
 				bottest.Run(t, sofya.Run, w, args(t, "", "http://a.test/")...)
 				w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
 				reqs := w.RequestsTo("a.test")
+				slowedSeen := false
 				for i, r := range reqs {
 					if r.Status == code && i+2 < len(reqs) {
+						slowedSeen = true
 						if gap := reqs[i+2].Start.Sub(reqs[i+1].End); gap < 2*time.Second {
 							t.Errorf("S6: after %d the site was not slowed: gap %v", code, gap)
 						}
 					}
+				}
+				if !slowedSeen {
+					t.Errorf("S6: no %d answer followed by two more requests to check the slow-down (%d requests)", code, len(reqs))
 				}
 			})
 		})
