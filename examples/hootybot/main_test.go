@@ -107,6 +107,9 @@ func TestHooty_H4_RetryAfterExactOrGiveUp(t *testing.T) {
 		w.Host("long.test").Handle("/a", fetchtest.RetryAfter(http.StatusServiceUnavailable, "7200"))
 		out := bottest.Run(t, hooty.Run, w, args(t, "-max-wait", "10m", "http://docs.test/", "http://long.test/")...)
 		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+		if n := w.Count("long.test", "/a"); n != 1 {
+			t.Errorf("H4: the page answering Retry-After 7200 was fetched %d times, want 1", n)
+		}
 		if n := w.Count("long.test", "/b"); n != 0 {
 			t.Errorf("H4: came back to long.test after a 2 h Retry-After (%d requests)", n)
 		}
