@@ -20,6 +20,18 @@ import (
 
 func proceed(politeness.State) (time.Duration, error) { return 0, nil }
 
+// waitUntil polls cond (a state, not a duration) until it holds; a test that
+// needs an order of events waits for each event instead of sleeping.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // The Gate contract, as the in-memory gate keeps it: C3, D10 (one holder per
 // host, FIFO within a process, State round trip, ready semantics).
 func TestGate_C3_D10_Conformance(t *testing.T) {
@@ -63,12 +75,8 @@ func TestGate_C3_TwoProcessesShareHost(t *testing.T) {
 		l, err := b.Acquire(ctx, host, proceed)
 		done <- got{l, err, time.Now()}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); c.ZCard(ctx, a.queueKey(host)).Val() != 1; {
-		if time.Now().After(deadline) {
-			t.Fatal("second process never queued in Redis")
-		}
-		time.Sleep(time.Millisecond) // until b waits in Redis; the check is the wake-up below
-	}
+	// Until b waits in Redis; the check is the wake-up below.
+	waitUntil(t, "second process queued in Redis", func() bool { return c.ZCard(ctx, a.queueKey(host)).Val() == 1 })
 	want := politeness.State{NotBefore: time.Now().Add(time.Minute).Round(0), Strikes: 2}
 	released := time.Now()
 	if err := la.Release(want); err != nil {
@@ -446,12 +454,7 @@ func TestGate_D10_ProcessesServedInArrivalOrder(t *testing.T) {
 			mu.Unlock()
 			_ = l.Release(politeness.State{})
 		})
-		for deadline := time.Now().Add(10 * time.Second); !queued(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never queued", name)
-			}
-			time.Sleep(time.Millisecond) // polling for the arrival, not timing it
-		}
+		waitUntil(t, name+" queued", queued)
 	}
 	rdb := newClient(t, addr)
 	inRedis := func() bool { return rdb.ZCard(ctx, a.queueKey(host)).Val() == 1 }
