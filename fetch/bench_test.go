@@ -218,11 +218,14 @@ func BenchmarkRatio(b *testing.B) {
 	}
 	key := signingtest.BothyKey()
 	msg := make([]byte, 160)
-	get := func(c *http.Client) func() {
+	get := func(c *http.Client, header ...string) func() {
 		return func() {
 			req, err := http.NewRequest(http.MethodGet, url, nil)
 			if err != nil {
 				b.Fatal(err)
+			}
+			for i := 0; i+1 < len(header); i += 2 {
+				req.Header.Set(header[i], header[i+1])
 			}
 			resp, err := c.Do(req)
 			if err != nil {
@@ -236,13 +239,20 @@ func BenchmarkRatio(b *testing.B) {
 	defer trTimed.CloseIdleConnections()
 	bareTimed := &http.Client{Transport: trTimed, Timeout: 30 * time.Second} // the bot's default time limit
 	getComp := get(comp)
-	runs := []func(){get(bare), getComp, get(signed), func() { _ = ed25519.Sign(key, msg) },
-		func() { _ = ed25519.Sign(key, msg); getComp() }, get(bareTimed)}
+	trHeaders := bareTransport()
+	defer trHeaders.CloseIdleConnections()
+	bareHeaders := &http.Client{Transport: trHeaders} // sending the bot's User-Agent, From and Accept
+	getBare := get(bare)
+	runs := []func(){getBare, getComp, get(signed), func() { _ = ed25519.Sign(key, msg) },
+		func() { _ = ed25519.Sign(key, msg); getComp() }, get(bareTimed),
+		func() { _ = ed25519.Sign(key, msg); getBare() },
+		get(bareHeaders, "User-Agent", benchUA, "From", "bot@bench.example",
+			"Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")}
 	for _, run := range runs {
 		run() // warm: connections, robots.txt
 	}
 	const block = 100
-	var cpu [6]time.Duration
+	var cpu [8]time.Duration
 	for i := 0; i < b.N; i += block {
 		for j, run := range runs {
 			t0 := cpuTime()
@@ -258,10 +268,62 @@ func BenchmarkRatio(b *testing.B) {
 		b.ReportMetric(float64(cpu[3])/n, "sign-ns/op")
 		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "x-bare")
 		b.ReportMetric(float64(cpu[1])/float64(cpu[5]), "x-bare-timeout")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[7]), "x-bare-same-headers")
 		b.ReportMetric(float64(cpu[2])/float64(cpu[0]+cpu[3]), "x-bare+sign")
 		// The signed client against the unsigned one with a raw
 		// ed25519.Sign made in the same flow, just before each request:
 		// what the signing layer itself adds.
 		b.ReportMetric(float64(cpu[2])/float64(cpu[4]), "x-comp+inflow-sign")
+		// The bare client with a raw ed25519.Sign just before each
+		// request, against the two measured apart: what running a 25 us
+		// computation between requests costs by itself (threads that went
+		// idle meanwhile are woken again), chain or no chain.
+		b.ReportMetric(float64(cpu[6])/float64(cpu[0]+cpu[3]), "inflow-sign-penalty")
+		b.ReportMetric(float64(cpu[2])/float64(cpu[6]), "x-bare+inflow-sign")
+	}
+}
+
+// BenchmarkRatioInMemory runs BenchmarkBareInMemory's and
+// BenchmarkComposedInMemory's requests in alternating blocks and reports the
+// chain's own CPU per request (composed minus bare), steadier than the two
+// benchmarks apart:
+//
+//	go test -run '^$' -bench RatioInMemory -benchtime 400000x -count 5 ./fetch
+func BenchmarkRatioInMemory(b *testing.B) {
+	comp, err := fetch.New(benchBot(cannedBase()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	clients := []*http.Client{{Transport: cannedBase()}, comp}
+	get := func(c *http.Client) {
+		req, err := http.NewRequest(http.MethodGet, "http://bench.test/page", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for _, c := range clients {
+		get(c) // warm: robots.txt
+	}
+	const block = 100
+	var cpu [2]time.Duration
+	for i := 0; i < b.N; i += block {
+		for j, c := range clients {
+			t0 := cpuTime()
+			for range block {
+				get(c)
+			}
+			cpu[j] += cpuTime() - t0
+		}
+	}
+	if cpu[0] > 0 {
+		n := float64(b.N)
+		b.ReportMetric(float64(cpu[0])/n, "bare-ns/op")
+		b.ReportMetric(float64(cpu[1]-cpu[0])/n, "chain-ns/op")
 	}
 }

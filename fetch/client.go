@@ -276,8 +276,11 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Response != nil && req.Response.Request != nil {
 		b, _ = req.Response.Request.Context().Value(budgetKey{}).(*budget)
 	}
+	bctx := &budgetCtx{b: b} // carries b down the chain
 	if b == nil {
-		b = &budget{timeout: c.limits.timeout()}
+		bctx.own.timeout = c.limits.timeout()
+		bctx.b = &bctx.own
+		b = bctx.b
 	}
 	cancel, timed := nop, false
 	if d, ok := b.deadline(); ok {
@@ -300,7 +303,8 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	// A shallow copy with its own header: the layers below clone again
 	// before changing anything else.
-	out := req.WithContext(context.WithValue(ctx, budgetKey{}, b))
+	bctx.Context = ctx
+	out := req.WithContext(bctx)
 	out.Header = cloneHeader(req.Header)
 	if err := c.setHeaders(out, req.Response != nil); err != nil {
 		cancel()
@@ -600,6 +604,21 @@ type budget struct {
 }
 
 type budgetKey struct{}
+
+// budgetCtx is context.WithValue(ctx, budgetKey{}, b) with, on a fetch's
+// first hop, the budget itself in the same allocation.
+type budgetCtx struct {
+	context.Context
+	b   *budget
+	own budget
+}
+
+func (c *budgetCtx) Value(key any) any {
+	if key == (budgetKey{}) {
+		return c.b
+	}
+	return c.Context.Value(key)
+}
 
 // start fixes the deadline on the first call and returns it.
 func (b *budget) start() (time.Time, bool) {

@@ -78,7 +78,10 @@ func matchAt(s string, i int, p []string) bool {
 				return false
 			}
 		}
-		if len(s)-j < len(w) || !strings.EqualFold(s[j:j+len(w)], w) {
+		// Two ASCII first bytes that differ beyond case cannot fold
+		// together: a cheap no before EqualFold.
+		if len(s)-j < len(w) || (s[j]|w[0] < 0x80 && s[j]|0x20 != w[0]|0x20) ||
+			!strings.EqualFold(s[j:j+len(w)], w) {
 			return false
 		}
 		j += len(w)

@@ -117,11 +117,7 @@ func (c *Cache) Get(ctx context.Context, target *url.URL) (*Robots, error) {
 // Cached returns the copy in memory for target's origin, fresh or stale,
 // without fetching and without touching the Store.
 func (c *Cache) Cached(target *url.URL) (*Robots, bool) {
-	o, err := originOf(target)
-	if err != nil {
-		return nil, false
-	}
-	if s := c.lookup(o.key); s != nil {
+	if s, err := c.lookupURL(target); err == nil && s != nil {
 		return s.robots, true
 	}
 	return nil, false
@@ -149,12 +145,14 @@ func (c *Cache) Check(ctx context.Context, a Agent, target *url.URL) error {
 }
 
 func (c *Cache) get(ctx context.Context, target *url.URL) (*site, error) {
+	if s, err := c.lookupURL(target); err != nil {
+		return nil, err
+	} else if s != nil && c.fresh(s) {
+		return s, nil
+	}
 	o, err := originOf(target)
 	if err != nil {
 		return nil, err
-	}
-	if s := c.lookup(o.key); s != nil && c.fresh(s) {
-		return s, nil
 	}
 	ch := c.sf.DoChan(o.key, func() (any, error) {
 		return c.refresh(context.WithoutCancel(ctx), o), nil
@@ -321,6 +319,16 @@ func (o origin) robotsURL() string {
 
 // originOf returns the RFC 9309 origin of u.
 func originOf(u *url.URL) (origin, error) {
+	o, err := originParts(u)
+	if err != nil {
+		return origin{}, err
+	}
+	o.key = string(o.appendKey(nil))
+	return o, nil
+}
+
+// originParts is originOf without the key.
+func originParts(u *url.URL) (origin, error) {
 	if u == nil {
 		return origin{}, ErrBadURL
 	}
@@ -329,20 +337,39 @@ func originOf(u *url.URL) (origin, error) {
 	if host == "" || (scheme != "http" && scheme != "https") {
 		return origin{}, ErrBadURL
 	}
-	o := origin{scheme: scheme, host: host, port: u.Port()}
+	return origin{scheme: scheme, host: host, port: u.Port()}, nil
+}
+
+// appendKey appends the origin's key (scheme://host:port) to dst.
+func (o origin) appendKey(dst []byte) []byte {
 	port := o.port
 	if port == "" {
 		port = "443"
-		if scheme == "http" {
+		if o.scheme == "http" {
 			port = "80"
 		}
 	}
-	if strings.Contains(host, ":") {
-		o.key = scheme + "://[" + host + "]:" + port
+	dst = append(append(dst, o.scheme...), "://"...)
+	if strings.Contains(o.host, ":") {
+		dst = append(append(append(dst, '['), o.host...), ']')
 	} else {
-		o.key = scheme + "://" + host + ":" + port
+		dst = append(dst, o.host...)
 	}
-	return o, nil
+	return append(append(dst, ':'), port...)
+}
+
+// lookupURL is lookup(originOf(u).key) without building the key string:
+// a cache hit, the common case, allocates nothing.
+func (c *Cache) lookupURL(u *url.URL) (*site, error) {
+	o, err := originParts(u)
+	if err != nil {
+		return nil, err
+	}
+	var buf [128]byte
+	key := o.appendKey(buf[:0])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sites[string(key)], nil
 }
 
 func (c *Cache) transport() http.RoundTripper {
