@@ -320,7 +320,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
 	resp.Request = out
-	if err := c.inspect(resp); err != nil {
+	if err := c.inspect(resp, &bctx.pre); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
@@ -434,12 +434,12 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 // inspect turns challenge pages and, for HTML-only bots, other content
 // types into errors. It runs above politeness, so that the pacing sees the
 // answer as it came.
-func (c *chain) inspect(resp *http.Response) error {
+func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusNotModified ||
 		(resp.StatusCode >= 300 && resp.StatusCode < 400) {
 		return nil
 	}
-	if v := c.sniff(resp); v.Blocked {
+	if v := c.sniff(resp, pb); v.Blocked {
 		u := resp.Request.URL.String()
 		return &Error{Outcome: challengeOutcome(v), URL: u, Status: resp.StatusCode,
 			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
@@ -471,8 +471,9 @@ var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes
 
 // sniff is challenge.Sniff with a pooled buffer: it reads at most
 // challenge.MaxBytes of the body, runs the detector, and puts the bytes read
-// back in front of the rest of the body (copying only what was read).
-func (c *chain) sniff(resp *http.Response) challenge.Verdict {
+// back in front of the rest of the body (copying only what was read), in
+// pb.
+func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
 	bp := sniffBufs.Get().(*[]byte)
 	buf := *bp
 	n, err := io.ReadFull(resp.Body, buf)
@@ -488,7 +489,8 @@ func (c *chain) sniff(resp *http.Response) challenge.Verdict {
 		sniffBufs.Put(bp)
 		bp = nil
 	}
-	resp.Body = &prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
+	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
+	resp.Body = pb
 	return v
 }
 
@@ -605,12 +607,17 @@ type budget struct {
 
 type budgetKey struct{}
 
-// budgetCtx is context.WithValue(ctx, budgetKey{}, b) with, on a fetch's
-// first hop, the budget itself in the same allocation.
+// budgetCtx is context.WithValue(ctx, budgetKey{}, b) with, in the same
+// allocation, the budget itself on a fetch's first hop and the hop's body
+// wrappers (the limits layer's, when the request reaches it with this very
+// context, and sniff's).
 type budgetCtx struct {
 	context.Context
-	b   *budget
-	own budget
+	b       *budget
+	own     budget
+	lim     limitedBody
+	limUsed bool
+	pre     prefixBody
 }
 
 func (c *budgetCtx) Value(key any) any {
@@ -713,6 +720,7 @@ func (t *limitsTransport) CloseIdleConnections() { closeIdle(t.base) }
 
 func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	b, _ := req.Context().Value(budgetKey{}).(*budget)
+	hop, _ := req.Context().(*budgetCtx) // straight from botTransport: its limitedBody is free
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
 	once, h1 := t.noResend(req)
@@ -738,7 +746,15 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
-	resp.Body = &limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
+	var lb *limitedBody
+	if hop != nil && !hop.limUsed {
+		hop.limUsed = true
+		lb = &hop.lim
+	} else {
+		lb = new(limitedBody)
+	}
+	*lb = limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
+	resp.Body = lb
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
 	}
