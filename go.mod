@@ -3,21 +3,26 @@ module github.com/goodbot-go/goodbot
 go 1.26.0
 
 require (
+	github.com/dunglas/httpsfv v1.0.2
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/lestrrat-go/jwx/v2 v2.1.7
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/yaronf/httpsign v0.3.2
 	go.etcd.io/bbolt v1.5.0
-	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.25.0
 	golang.org/x/time v0.16.0
 )
 
+// Test-only: goleak checks for leaked goroutines; httpsign is the reference
+// RFC 9421 implementation that signing's own signer is checked against.
+require (
+	github.com/yaronf/httpsign v0.3.2
+	go.uber.org/goleak v1.3.0
+)
+
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
-	github.com/dunglas/httpsfv v1.0.2 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/lestrrat-go/blackmagic v1.0.4 // indirect
 	github.com/lestrrat-go/httpcc v1.0.1 // indirect
