@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -158,56 +159,32 @@ func normalizeURL(u *url.URL) (string, error) {
 }
 
 // normEscapes decodes escapes of unreserved characters and upper-cases the
-// hex digits of the others.
+// hex digits of the others; a "%" not followed by two hex digits stays as is.
 func normEscapes(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(upper(s[i+1]))
-				b.WriteByte(upper(s[i+2]))
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				if c := byte(v); strings.IndexByte(unreserved, c) >= 0 {
+					b.WriteByte(c)
+				} else {
+					b.WriteByte('%')
+					b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+				}
+				i += 2
+				continue
 			}
-			i += 2
-			continue
 		}
-		b.WriteByte(c)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'f' {
-		return c - 'a' + 'A'
-	}
-	return c
-}
-
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
+// unreserved holds RFC 3986's unreserved characters.
+const unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 
 // removeDotSegments is RFC 3986 §5.2.4 on an absolute path.
 func removeDotSegments(p string) string {
