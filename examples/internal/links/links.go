@@ -3,17 +3,17 @@
 // against the page (and its <base href>), URLs normalised so that two
 // spellings of one address compare equal.
 //
-// It is shared by the example bots; it knows nothing about fetching.
+// It is shared by the example bots; URLs are normalised as fetch does.
 package links
 
 import (
 	"errors"
 	"io"
 	"net/url"
-	"path"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/goodbot-go/goodbot/fetch"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -155,45 +155,18 @@ func clip(s string) string {
 }
 
 // Normalize returns the canonical spelling of u used to compare and
-// deduplicate URLs: scheme and host lowercased, the default port dropped, an
-// empty path made "/", dot segments removed, percent-encodings of unreserved
-// characters decoded and the others uppercased, the fragment dropped. The
-// query is kept as written (its order can matter to the server).
+// deduplicate URLs: [fetch.Normalize] (the form under which the bots' fetch
+// layer keeps its fetched set), with any user information dropped. A URL
+// that fetch.Normalize refuses (not http or https) is returned as written.
 func Normalize(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
 	v := *u
 	v.User = nil
-	v.Fragment, v.RawFragment = "", ""
-	v.Scheme = strings.ToLower(v.Scheme)
-	host := strings.ToLower(v.Hostname())
-	port := v.Port()
-	if (v.Scheme == "http" && port == "80") || (v.Scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") { // IPv6 literal
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	v.Host = host
-	p := normEscapes(v.EscapedPath())
-	if p == "" {
-		p = "/"
-	}
-	if strings.Contains(p, "/.") {
-		trailing := strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
-		p = path.Clean(p)
-		if trailing && p != "/" {
-			p += "/"
-		}
-	}
-	q := normEscapes(v.RawQuery)
-	s := v.Scheme + "://" + v.Host + p
-	if q != "" || v.ForceQuery {
-		s += "?" + q
+	s := v.String()
+	if n, err := fetch.Normalize(s); err == nil {
+		return n
 	}
 	return s
 }
@@ -206,50 +179,6 @@ func NormalizeString(s string) string {
 		return s
 	}
 	return Normalize(u)
-}
-
-// normEscapes decodes %XX escapes of unreserved characters and uppercases
-// the hex digits of the others (RFC 3986 6.2.2).
-func normEscapes(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			c := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(c) {
-				b.WriteByte(c)
-			} else {
-				b.WriteByte('%')
-				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
-			}
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // SameTarget reports whether two URLs name the same page for the purpose of
