@@ -48,6 +48,12 @@
 // report each wait, pause, give-up, breaker trip and refused request with host,
 // reason and duration.
 //
+// # Dependencies
+//
+// The RateLimit fields are Structured Field Lists (RFC 9651); they are parsed
+// with github.com/dunglas/httpsfv (no dependencies of its own; the signing
+// package uses it too), only when a response carries them.
+//
 // This package does not read robots.txt: the Crawl-delay comes from
 // [Transport.CrawlDelay], typically backed by a robots cache.
 package politeness

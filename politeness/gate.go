@@ -85,6 +85,11 @@ type State struct {
 	// GaveUpUntil: the Transport has given up on the host until this
 	// instant (give-up policy for long Retry-After values).
 	GaveUpUntil time.Time `json:"gave_up_until,omitzero"`
+	// QuotaGap and QuotaUntil: until QuotaUntil, gaps on the host are at
+	// least QuotaGap (from the host's RateLimit or RateLimit-Policy fields,
+	// see [ParseQuota]).
+	QuotaGap   time.Duration `json:"quota_gap,omitempty"`
+	QuotaUntil time.Time     `json:"quota_until,omitzero"`
 	// Expires: after this instant the gate may forget the State (a
 	// forgotten State reads as the zero State). Zero means keep it.
 	Expires time.Time `json:"expires,omitzero"`

@@ -53,6 +53,7 @@ type memWaiter struct {
 // time, clamped to the int64 range), counters as int32.
 type packedState struct {
 	notBefore, pauseUntil, downUntil, gaveUpUntil, expires int64
+	quotaGap, quotaUntil                                   int64
 	strikes, slow, successes, failures                     int32
 }
 
@@ -94,6 +95,8 @@ func pack(s State) packedState {
 		downUntil:   packTime(s.DownUntil),
 		gaveUpUntil: packTime(s.GaveUpUntil),
 		expires:     packTime(s.Expires),
+		quotaGap:    int64(s.QuotaGap),
+		quotaUntil:  packTime(s.QuotaUntil),
 		strikes:     packInt(s.Strikes),
 		slow:        packInt(s.Slow),
 		successes:   packInt(s.Successes),
@@ -108,6 +111,8 @@ func (p packedState) unpack() State {
 		DownUntil:   unpackTime(p.downUntil),
 		GaveUpUntil: unpackTime(p.gaveUpUntil),
 		Expires:     unpackTime(p.expires),
+		QuotaGap:    time.Duration(p.quotaGap),
+		QuotaUntil:  unpackTime(p.quotaUntil),
 		Strikes:     int(p.strikes),
 		Slow:        int(p.slow),
 		Successes:   int(p.successes),

@@ -63,6 +63,22 @@ func (m RetryAfterMode) String() string {
 // with [ErrRateLimited] (with the default [MemoryGate] even while queued behind
 // other requests; with other gates when its turn comes).
 //
+// # Quota signals
+//
+// A response's RateLimit and RateLimit-Policy fields
+// (draft-ietf-httpapi-ratelimit-headers, read by [ParseQuota]) slow the host
+// down before it has to refuse: an exhausted quota (r=0;t=30) pauses the host
+// for its reset time, as a Retry-After would, but without counting as a
+// rate-limit answer (no backoff strike, no slow-down); a quota that is
+// running low (r=5;t=10) spaces the following requests at least t/r apart
+// until the reset, and a request policy (q=100;w=10) at least w/q apart. These
+// gaps only ever lengthen the delay above: never below MinDelay or the
+// Crawl-delay. On a rate-limit answer, Retry-After takes precedence over
+// RateLimit's reset, which takes precedence over the default backoff. The
+// MaxRetryAfter clamp or give-up applies to these pauses too. Malformed fields
+// are ignored. The quota lives in the host's [State], so every process sharing
+// a [Gate] sees it.
+//
 // # Slow-down and recovery
 //
 // Each pause raises the host's slow-down level by one, up to MaxSlowdown, which

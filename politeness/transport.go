@@ -96,7 +96,7 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind     EventKind
 	Host     string        // host key, see HostKey
-	Reason   string        // e.g. "delay", "pause", "retry-after", "backoff", "connection errors"
+	Reason   string        // e.g. "delay", "pause", "retry-after", "ratelimit", "backoff", "connection errors"
 	Duration time.Duration // wait or pause length
 	Until    time.Time     // end of a pause, give-up or breaker window
 	Status   int           // HTTP status that caused a pause or give-up
@@ -358,6 +358,11 @@ func (t *Transport) afterResponse(host string, st State, resp *http.Response) St
 	p := &t.Policy
 	st.Failures = 0
 	st.DownUntil = time.Time{}
+	quota := ParseQuota(resp.Header)
+	now := time.Now()
+	if quota.Gap > 0 {
+		st.QuotaGap, st.QuotaUntil = quota.Gap, now.Add(min(quota.GapFor, p.maxRetryAfter()))
+	}
 	if !p.isRateLimit(resp.StatusCode) {
 		st.Strikes = 0
 		if st.Slow > 0 {
@@ -367,17 +372,32 @@ func (t *Transport) afterResponse(host string, st State, resp *http.Response) St
 				st.Successes = 0
 			}
 		}
+		if quota.Pause > 0 {
+			// The host says its quota is spent: wait for the reset before the
+			// rate-limit answer comes. Not a strike: nothing was refused.
+			return t.pause(host, st, resp.StatusCode, now, quota.Pause, "ratelimit")
+		}
 		return st
 	}
-	now := time.Now()
 	st.Strikes++
 	st.Successes = 0
 	st.Slow = min(st.Slow+1, p.maxSlowdown())
 	wait, asked := RetryAfter(resp.Header.Get("Retry-After"), resp.Header.Get("Date"), now)
 	reason := "retry-after"
-	if !asked {
+	switch {
+	case asked:
+	case quota.Pause > 0:
+		wait, reason = quota.Pause, "ratelimit"
+	default:
 		wait, reason = p.backoff(st.Strikes), "backoff"
 	}
+	return t.pause(host, st, resp.StatusCode, now, wait, reason)
+}
+
+// pause stops requests to the host for wait from now, under the policy's
+// MaxRetryAfter: clamped, or given up on.
+func (t *Transport) pause(host string, st State, status int, now time.Time, wait time.Duration, reason string) State {
+	p := &t.Policy
 	if limit := p.maxRetryAfter(); wait > limit {
 		if p.RetryAfterMode == GiveUp {
 			until := now.Add(max(wait, orDefault(p.GiveUpFor, century)))
@@ -385,13 +405,13 @@ func (t *Transport) afterResponse(host string, st State, resp *http.Response) St
 				until = now.Add(century)
 			}
 			st.GaveUpUntil = until
-			t.emit(Event{Kind: EventGiveUp, Host: host, Reason: reason, Duration: wait, Until: until, Status: resp.StatusCode})
+			t.emit(Event{Kind: EventGiveUp, Host: host, Reason: reason, Duration: wait, Until: until, Status: status})
 			return st
 		}
 		wait = limit
 	}
 	st.PauseUntil = now.Add(wait)
-	t.emit(Event{Kind: EventPause, Host: host, Reason: reason, Duration: wait, Until: st.PauseUntil, Status: resp.StatusCode})
+	t.emit(Event{Kind: EventPause, Host: host, Reason: reason, Duration: wait, Until: st.PauseUntil, Status: status})
 	return st
 }
 
@@ -406,6 +426,11 @@ func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
 	gap := t.Policy.baseDelay(crawl, ok)
 	for i := 0; i < st.Slow && gap < maxDuration/2; i++ {
 		gap *= 2
+	}
+	if end.Before(st.QuotaUntil) {
+		gap = max(gap, st.QuotaGap)
+	} else {
+		st.QuotaGap, st.QuotaUntil = 0, time.Time{}
 	}
 	if j := t.Policy.Jitter; j > 0 {
 		t.mu.Lock()
@@ -422,7 +447,7 @@ func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
 		st.PauseUntil = time.Time{}
 	}
 	last := st.NotBefore
-	for _, x := range [...]time.Time{st.DownUntil, st.GaveUpUntil} {
+	for _, x := range [...]time.Time{st.DownUntil, st.GaveUpUntil, st.QuotaUntil} {
 		if x.After(last) {
 			last = x
 		}

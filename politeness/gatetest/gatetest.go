@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,13 +120,22 @@ func release(t *testing.T, l politeness.Lease, s politeness.State) {
 	}
 }
 
-// sameState compares States by instant (a gate may drop locations and
-// monotonic readings, and keep only nanoseconds).
+// sameState compares States field by field, times by instant (a gate may
+// drop locations and monotonic readings, and keep only nanoseconds). It walks
+// every field, so a field a gate forgets to store fails the round trip.
 func sameState(a, b politeness.State) bool {
-	return a.NotBefore.Equal(b.NotBefore) && a.PauseUntil.Equal(b.PauseUntil) &&
-		a.DownUntil.Equal(b.DownUntil) && a.GaveUpUntil.Equal(b.GaveUpUntil) &&
-		a.Expires.Equal(b.Expires) && a.Strikes == b.Strikes && a.Slow == b.Slow &&
-		a.Successes == b.Successes && a.Failures == b.Failures
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := range va.NumField() {
+		fa, fb := va.Field(i).Interface(), vb.Field(i).Interface()
+		if ta, ok := fa.(time.Time); ok {
+			if !ta.Equal(fb.(time.Time)) {
+				return false
+			}
+		} else if fa != fb {
+			return false
+		}
+	}
+	return true
 }
 
 func testZeroState(t *testing.T, g politeness.Gate, host func(string) string) {
@@ -148,6 +158,8 @@ func testRoundTrip(t *testing.T, g politeness.Gate, host func(string) string) {
 		DownUntil:   now.Add(2 * time.Second).UTC(),
 		GaveUpUntil: now.Add(3 * time.Second),
 		Expires:     now.Add(time.Hour),
+		QuotaGap:    1234 * time.Millisecond,
+		QuotaUntil:  now.Add(4 * time.Second),
 	}
 	l := acquire(t, g, host("a"))
 	release(t, l, want)

@@ -1,0 +1,253 @@
+package politeness_test
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+func TestParseQuota(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name   string
+		limit  []string
+		policy []string
+		want   politeness.Quota
+	}{
+		{"none", nil, nil, politeness.Quota{}},
+		// draft-ietf-httpapi-ratelimit-headers-11 §4 example: 50 units left, reset in 30 s.
+		{"draft example", []string{`"default";r=50;t=30`}, nil, politeness.Quota{Gap: 600 * time.Millisecond, GapFor: 30 * s}},
+		{"exhausted", []string{`"default";r=0;t=30`}, nil, politeness.Quota{Pause: 30 * s}},
+		{"low", []string{`"default";r=5;t=10`}, nil, politeness.Quota{Gap: 2 * s, GapFor: 10 * s}},
+		{"token name", []string{`burst;r=5;t=10`}, nil, politeness.Quota{Gap: 2 * s, GapFor: 10 * s}},
+		{"reset now", []string{`"default";r=0;t=0`}, nil, politeness.Quota{}},
+		// draft §3 example: a policy of 100 requests per 10 s window.
+		{"policy only", nil, []string{`"default";q=100;w=10`}, politeness.Quota{Gap: 100 * time.Millisecond, GapFor: 10 * s}},
+		{"policy window for a missing t", []string{`"daily";r=0`}, []string{`"daily";q=1000;w=86400`},
+			politeness.Quota{Pause: 86400 * s, Gap: 86400 * s / 1000, GapFor: 86400 * s}},
+		{"no t and no policy", []string{`"daily";r=0`}, nil, politeness.Quota{}},
+		{"most restrictive of two", []string{`"burst";r=10;t=1, "day";r=100;t=3600`}, nil, politeness.Quota{Gap: 36 * s, GapFor: 3600 * s}},
+		{"two field lines combine", []string{`"burst";r=10;t=1`, `"day";r=0;t=60`}, nil, politeness.Quota{Pause: 60 * s, Gap: 100 * time.Millisecond, GapFor: s}},
+		{"bytes quota ignored", nil, []string{`"bw";q=1000000;w=1;qu="content-bytes"`}, politeness.Quota{}},
+		{"requests unit", nil, []string{`"x";q=2;w=10;qu="requests"`}, politeness.Quota{Gap: 5 * s, GapFor: 10 * s}},
+		{"malformed ignored", []string{`"default";r=0;t=30;;`}, nil, politeness.Quota{}},
+		{"negative ignored", []string{`"default";r=-1;t=30`}, nil, politeness.Quota{}},
+		{"decimal ignored", []string{`"default";r=0;t=1.5`}, nil, politeness.Quota{}},
+		{"string r ignored", []string{`"default";r="0";t=30`}, nil, politeness.Quota{}},
+		{"inner list ignored", []string{`("a" "b");r=0;t=30`}, nil, politeness.Quota{}},
+		{"missing r ignored", []string{`"default";t=30`}, nil, politeness.Quota{}},
+		{"huge t saturates", []string{`"default";r=0;t=999999999999999`}, nil, politeness.Quota{Pause: 1<<63 - 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.limit != nil {
+				h["Ratelimit"] = tc.limit
+			}
+			if tc.policy != nil {
+				h["Ratelimit-Policy"] = tc.policy
+			}
+			if got := politeness.ParseQuota(h); got != tc.want {
+				t.Errorf("ParseQuota(%q, %q) = %+v, want %+v", tc.limit, tc.policy, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseQuota_BoundedField(t *testing.T) {
+	long := `"default";r=0;t=30`
+	for len(long) < 5000 {
+		long += `, "x";r=1;t=1`
+	}
+	if got := politeness.ParseQuota(http.Header{"Ratelimit": {long}}); !got.IsZero() {
+		t.Errorf("a %d-byte field was read: %+v", len(long), got)
+	}
+	many := `"default";r=0;t=30`
+	for range 16 {
+		many += `, "x";r=1;t=1`
+	}
+	if got := politeness.ParseQuota(http.Header{"Ratelimit": {many}}); !got.IsZero() {
+		t.Errorf("a field of 17 items was read: %+v", got)
+	}
+}
+
+func TestParseQuota_NoAllocationWithoutFields(t *testing.T) {
+	h := http.Header{"Content-Type": {"text/html"}, "Date": {"Mon, 01 Jan 2026 00:00:00 GMT"}}
+	if n := testing.AllocsPerRun(100, func() { politeness.ParseQuota(h) }); n != 0 {
+		t.Errorf("ParseQuota allocates %v times on a response without the fields", n)
+	}
+}
+
+func FuzzParseQuota(f *testing.F) {
+	f.Add(`"default";r=50;t=30`, `"default";q=100;w=10`)
+	f.Add(`"a";r=0`, `"a";q=1;w=1;qu="requests"`)
+	f.Add(`x;r=1;t=1, y;r=0;t=9`, ``)
+	f.Fuzz(func(t *testing.T, limit, policy string) {
+		q := politeness.ParseQuota(http.Header{"Ratelimit": {limit}, "Ratelimit-Policy": {policy}})
+		if q.Pause < 0 || q.Gap < 0 || q.GapFor < 0 || q.Gap > q.GapFor {
+			t.Errorf("ParseQuota(%q, %q) = %+v", limit, policy, q)
+		}
+	})
+}
+
+// quotaWeb answers the first request on a host with header h and 200s
+// without it afterwards.
+func quotaWeb(status int, h http.Header) *fakeWeb { return pausedWeb(status, h, 1) }
+
+func TestTransport_RateLimitExhaustedPausesBeforeThe429(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := quotaWeb(200, http.Header{"Ratelimit": {`"default";r=0;t=30`}})
+		var events []politeness.Event
+		tr := &politeness.Transport{Base: w, Policy: politeness.Policy{MinDelay: time.Second},
+			Observe: func(e politeness.Event) { events = append(events, e) }}
+		c := &http.Client{Transport: tr}
+		for range 3 {
+			mustGet(t, c, hostA+"/p")
+		}
+		g := gaps(w, hostA)
+		want := []time.Duration{30 * time.Second, time.Second} // a pause, not a strike: no slow-down after it
+		if len(g) != len(want) || g[0] != want[0] || g[1] != want[1] {
+			t.Fatalf("gaps = %v, want exactly %v", g, want)
+		}
+		var paused bool
+		for _, e := range events {
+			if e.Kind == politeness.EventPause && e.Reason == "ratelimit" && e.Duration == 30*time.Second && e.Status == 200 {
+				paused = true
+			}
+		}
+		if !paused {
+			t.Errorf("no ratelimit pause event among %+v", events)
+		}
+	})
+}
+
+func TestTransport_RateLimitLowSpacesUntilReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 5 requests left for 10 s: gaps of at least 2 s until the reset,
+		// then the 500 ms floor again.
+		w := quotaWeb(200, http.Header{"Ratelimit": {`"default";r=5;t=10`}})
+		c, _ := newClient(w, politeness.Policy{MinDelay: 500 * time.Millisecond})
+		for range 8 {
+			mustGet(t, c, hostA+"/p")
+		}
+		check(t, w, constGap(500*time.Millisecond))
+		g := gaps(w, hostA)
+		if len(g) != 7 {
+			t.Fatalf("%d gaps, want 7", len(g))
+		}
+		// Responses end at 0, 2, 4, 6, 8 s (latency 0): the gap after the
+		// one ending at 8 s is still inside the 10 s window.
+		for i, d := range g {
+			want := 2 * time.Second
+			if i >= 5 {
+				want = 500 * time.Millisecond
+			}
+			if d != want {
+				t.Errorf("gap %d = %v, want exactly %v (all gaps %v)", i, d, want, g)
+			}
+		}
+	})
+}
+
+func TestTransport_RateLimitNeverBelowFloorOrCrawlDelay(t *testing.T) {
+	tests := []struct {
+		name  string
+		quota string
+		crawl time.Duration
+		want  time.Duration
+	}{
+		{"quota below floor", `"d";r=100;t=10`, 0, time.Second},                       // 100 ms asked, 1 s floor
+		{"quota below crawl-delay", `"d";r=5;t=10`, 3 * time.Second, 3 * time.Second}, // 2 s asked
+		{"quota above both", `"d";r=2;t=10`, 3 * time.Second, 5 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := quotaWeb(200, http.Header{"Ratelimit": {tc.quota}})
+				tr := &politeness.Transport{Base: w, Policy: politeness.Policy{MinDelay: time.Second},
+					CrawlDelay: func(*url.URL) (time.Duration, bool) { return tc.crawl, tc.crawl > 0 }}
+				c := &http.Client{Transport: tr}
+				mustGet(t, c, hostA+"/a")
+				mustGet(t, c, hostA+"/b")
+				g := gaps(w, hostA)
+				if len(g) != 1 || g[0] != tc.want {
+					t.Errorf("gaps = %v, want exactly [%v]", g, tc.want)
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_RetryAfterTakesPrecedenceOverRateLimit(t *testing.T) {
+	tests := []struct {
+		name string
+		h    http.Header
+		want time.Duration
+	}{
+		{"retry-after wins", http.Header{"Retry-After": {"120"}, "Ratelimit": {`"d";r=0;t=30`}}, 120 * time.Second},
+		{"ratelimit instead of backoff", http.Header{"Ratelimit": {`"d";r=0;t=30`}}, 30 * time.Second},
+		{"malformed ratelimit: backoff", http.Header{"Ratelimit": {`"d";r=0;t=x`}}, time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := quotaWeb(429, tc.h)
+				c, _ := newClient(w, politeness.Policy{})
+				mustGet(t, c, hostA+"/x")
+				start := time.Now()
+				mustGet(t, c, hostA+"/y")
+				if got := time.Since(start); got != tc.want {
+					t.Errorf("second request waited %v, want exactly %v", got, tc.want)
+				}
+			})
+		})
+	}
+}
+
+func TestTransport_RateLimitPauseClampAndGiveUp(t *testing.T) {
+	h := http.Header{"Ratelimit": {`"d";r=0;t=7200`}}
+	synctest.Test(t, func(t *testing.T) {
+		w := quotaWeb(200, h)
+		c, _ := newClient(w, politeness.Policy{MaxRetryAfter: time.Hour})
+		mustGet(t, c, hostA)
+		start := time.Now()
+		mustGet(t, c, hostA)
+		if got := time.Since(start); got != time.Hour {
+			t.Errorf("a 2 h quota reset with the Clamp policy waited %v, want the 1 h maximum", got)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		w := quotaWeb(200, h)
+		c, _ := newClient(w, politeness.Policy{MaxRetryAfter: time.Hour, RetryAfterMode: politeness.GiveUp})
+		mustGet(t, c, hostA)
+		_, err := get(t.Context(), c, hostA)
+		if !errors.Is(err, politeness.ErrGaveUp) {
+			t.Errorf("a 2 h quota reset with the GiveUp policy: err = %v, want ErrGaveUp", err)
+		}
+		if n := len(w.records()); n != 1 {
+			t.Errorf("%d requests reached the host, want 1", n)
+		}
+	})
+}
+
+func TestTransport_RateLimitSharedThroughGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Two Transports (two processes of a fleet) on one gate: the quota
+		// one of them read holds the other back.
+		w := quotaWeb(200, http.Header{"Ratelimit": {`"d";r=0;t=30`}})
+		gate := politeness.NewMemoryGate()
+		a := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate}}
+		b := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate}}
+		mustGet(t, a, hostA)
+		start := time.Now()
+		mustGet(t, b, hostA)
+		if got := time.Since(start); got != 30*time.Second {
+			t.Errorf("the other Transport waited %v, want exactly 30s", got)
+		}
+	})
+}
