@@ -89,4 +89,16 @@
 // host, port), fetched through the bot's own [http.RoundTripper], refreshed
 // after a TTL, coalesced across concurrent callers, and optionally persisted
 // through a [Store]; robots/boltstore keeps copies in a bbolt file.
+//
+// # Page rules
+//
+// A page can narrow what robots.txt allows (draft-illyes-repext):
+// [PageRulesFromHeader] reads the Robots-Tag field (a Structured Field List,
+// parsed with github.com/dunglas/httpsfv) and the older X-Robots-Tag, and
+// [PageRulesFromHTML] the robots meta elements of an HTML head (tokenised
+// with golang.org/x/net/html). Both answer for one [Agent], counting rules
+// addressed to every bot and to any of its names, former ones included, and
+// return [PageRules]: noindex, nofollow, noarchive, nosnippet, noai,
+// noimageai and unavailable_after. The vocabulary is data; unknown rules are
+// ignored. What a bot does with them is its own decision.
 package robots

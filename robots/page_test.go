@@ -1,0 +1,152 @@
+package robots_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/robots"
+)
+
+var bothy = robots.Agent{Token: "BothyBot", Former: []string{"CleatBot", "UnvarnishedCrawler"}}
+
+func TestPageRulesFromHeader(t *testing.T) {
+	date := time.Date(2010, 6, 25, 15, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		h    http.Header
+		want robots.PageRules
+	}{
+		{"none", http.Header{}, robots.PageRules{}},
+		{"x-robots-tag", http.Header{"X-Robots-Tag": {"noindex, nofollow"}}, robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"case-insensitive rules", http.Header{"X-Robots-Tag": {"NoIndex,NOARCHIVE"}}, robots.PageRules{NoIndex: true, NoArchive: true}},
+		{"none means noindex nofollow", http.Header{"X-Robots-Tag": {"none"}}, robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"all restricts nothing", http.Header{"X-Robots-Tag": {"all"}}, robots.PageRules{}},
+		{"other bot ignored", http.Header{"X-Robots-Tag": {"otherbot: noindex"}}, robots.PageRules{}},
+		{"own token", http.Header{"X-Robots-Tag": {"bothybot: nosnippet"}}, robots.PageRules{NoSnippet: true}},
+		// A rule written for a former name still binds (as robots.txt groups do).
+		{"former name binds", http.Header{"X-Robots-Tag": {"cleatbot: noai"}}, robots.PageRules{NoAI: true}},
+		{"several fields are a union", http.Header{"X-Robots-Tag": {"noindex", "otherbot: nofollow", "bothybot: noimageai"}},
+			robots.PageRules{NoIndex: true, NoImageAI: true}},
+		{"unknown ignored", http.Header{"X-Robots-Tag": {"max-snippet:20, noodles, nofollow"}}, robots.PageRules{NoFollow: true}},
+		{"unavailable_after RFC 850", http.Header{"X-Robots-Tag": {"unavailable_after: Friday, 25-Jun-10 15:00:00 UTC, noarchive"}},
+			robots.PageRules{UnavailableAfter: date, NoArchive: true}},
+		{"unavailable_after RFC 3339", http.Header{"X-Robots-Tag": {"unavailable_after: 2010-06-25T15:00:00Z"}},
+			robots.PageRules{UnavailableAfter: date}},
+		{"unavailable_after garbage keeps the rest", http.Header{"X-Robots-Tag": {"unavailable_after: soon, noindex"}},
+			robots.PageRules{NoIndex: true}},
+		// draft-illyes-repext §3.1.1 example: rules for all, none for ExampleBot.
+		{"robots-tag draft example", http.Header{"Robots-Tag": {"*;noindex;nosnippet, ExampleBot;"}},
+			robots.PageRules{NoIndex: true, NoSnippet: true}},
+		{"robots-tag own token", http.Header{"Robots-Tag": {"bothybot;noai, otherbot;noindex"}}, robots.PageRules{NoAI: true}},
+		{"robots-tag repeated member merges", http.Header{"Robots-Tag": {"*;noindex, *;nofollow"}}, robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"robots-tag malformed ignored", http.Header{"Robots-Tag": {"*;noindex;;"}}, robots.PageRules{}},
+		{"robots-tag false param ignored", http.Header{"Robots-Tag": {"*;noindex=?0"}}, robots.PageRules{}},
+		{"structured x-robots-tag", http.Header{"X-Robots-Tag": {"*;nofollow"}}, robots.PageRules{NoFollow: true}},
+		{"both fields combine", http.Header{"Robots-Tag": {"*;noindex"}, "X-Robots-Tag": {"nofollow"}},
+			robots.PageRules{NoIndex: true, NoFollow: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHeader(tc.h, bothy); got != tc.want {
+				t.Errorf("PageRulesFromHeader(%v) = %+v, want %+v", tc.h, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPageRulesFromHeader_LongFieldKeepsWholeMembers(t *testing.T) {
+	// 8 KiB are read; the member the limit cuts is dropped, not misread.
+	v := strings.Repeat("nosnippet, ", 8<<10/11) // just under 8 KiB
+	v += "noindex, noarchive"
+	got := robots.PageRulesFromHeader(http.Header{"X-Robots-Tag": {v}}, bothy)
+	if !got.NoSnippet {
+		t.Error("rules inside the first 8 KiB were not read")
+	}
+	if got.NoArchive {
+		t.Error("a rule past 8 KiB was read")
+	}
+	long := strings.Repeat("*;nosnippet, ", 700) + "*;noindex"
+	if got := robots.PageRulesFromHeader(http.Header{"Robots-Tag": {long}}, bothy); !got.NoSnippet || got.NoIndex {
+		t.Errorf("structured field of %d bytes: %+v", len(long), got)
+	}
+}
+
+func TestPageRules_UnavailableAfterPastMeansNoIndex(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := robots.PageRules{UnavailableAfter: at}
+	if r.At(at.Add(-time.Second)).NoIndex {
+		t.Error("noindex before unavailable_after")
+	}
+	if !r.At(at).NoIndex || !r.At(at.Add(time.Hour)).NoIndex {
+		t.Error("not noindex once unavailable_after has passed")
+	}
+}
+
+func TestPageRulesFromHTML(t *testing.T) {
+	tests := []struct {
+		name string
+		html string
+		want robots.PageRules
+	}{
+		{"robots meta", `<html><head><meta name="robots" content="noindex, nofollow"></head><body>x</body></html>`,
+			robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"own token meta", `<head><meta name="BothyBot" content="nosnippet"><meta name="otherbot" content="noindex">`,
+			robots.PageRules{NoSnippet: true}},
+		{"former token meta", `<head><meta content="noai" name="unvarnishedcrawler">`, robots.PageRules{NoAI: true}},
+		{"several metas union", `<head><meta name=robots content=noarchive><meta name="ROBOTS" content="NOINDEX"></head>`,
+			robots.PageRules{NoArchive: true, NoIndex: true}},
+		{"meta in body ignored", `<html><head><title>t</title></head><body><meta name="robots" content="noindex"></body>`,
+			robots.PageRules{}},
+		{"meta after body content ignored", `<p>article</p><meta name="robots" content="noindex">`, robots.PageRules{}},
+		{"meta inside script ignored", `<head><script>document.write('<meta name="robots" content="noindex">')</script></head>`,
+			robots.PageRules{}},
+		{"meta inside template ignored", `<head><template><meta name="robots" content="noindex"></template><meta name="robots" content="nofollow">`,
+			robots.PageRules{NoFollow: true}},
+		{"meta inside comment ignored", `<head><!-- <meta name="robots" content="noindex"> --></head>`, robots.PageRules{}},
+		{"implicit head", `<!doctype html><meta charset=utf-8><meta name="robots" content="noindex">`, robots.PageRules{NoIndex: true}},
+		{"unavailable_after in meta", `<head><meta name="robots" content="unavailable_after: 2010-06-25">`,
+			robots.PageRules{UnavailableAfter: time.Date(2010, 6, 25, 0, 0, 0, 0, time.UTC)}},
+		{"no meta", `<html><head><title>x</title></head></html>`, robots.PageRules{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHTML([]byte(tc.html), bothy); got != tc.want {
+				t.Errorf("PageRulesFromHTML(%q) = %+v, want %+v", tc.html, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPageRulesFromHTML_Only64KiB(t *testing.T) {
+	head := "<head>" + strings.Repeat(`<link rel="x" href="/y">`, 64<<10/24) // past 64 KiB of head
+	got := robots.PageRulesFromHTML([]byte(head+`<meta name="robots" content="noindex"></head>`), bothy)
+	if got.NoIndex {
+		t.Error("a meta element past 64 KiB was read")
+	}
+}
+
+func TestPageRules_String(t *testing.T) {
+	r := robots.PageRules{NoIndex: true, NoFollow: true}
+	if got := r.String(); got != "noindex, nofollow" {
+		t.Errorf("String = %q", got)
+	}
+	if got := (robots.PageRules{}).String(); got != "" {
+		t.Errorf("zero String = %q", got)
+	}
+}
+
+func FuzzPageRules(f *testing.F) {
+	f.Add("noindex, otherbot: nofollow", "*;noindex, bothybot;noai", `<head><meta name=robots content="none">`)
+	f.Add("unavailable_after: Friday, 25-Jun-10 15:00:00 UTC", "", "<meta")
+	f.Fuzz(func(t *testing.T, x, structured, page string) {
+		h := http.Header{"X-Robots-Tag": {x}, "Robots-Tag": {structured}}
+		a := robots.PageRulesFromHeader(h, bothy)
+		b := robots.PageRulesFromHTML([]byte(page), bothy)
+		u := a.Union(b)
+		if a.NoIndex && !u.NoIndex || b.NoFollow && !u.NoFollow {
+			t.Errorf("union lost a restriction: %+v ∪ %+v = %+v", a, b, u)
+		}
+	})
+}
