@@ -1,0 +1,84 @@
+package fetch
+
+import (
+	"encoding/base64"
+	"errors"
+	"testing"
+)
+
+func TestParsePrice(t *testing.T) {
+	good := []struct {
+		in   string
+		want Price
+		str  string
+	}{
+		{"USD 0.01", Price{"USD", 10000}, "USD 0.01"}, // Cloudflare's example
+		{"USD 1", Price{"USD", 1000000}, "USD 1"},
+		{" EUR 12.5 ", Price{"EUR", 12500000}, "EUR 12.5"},
+		{"USD 0.000001", Price{"USD", 1}, "USD 0.000001"},
+		{"USD 0", Price{"USD", 0}, "USD 0"},
+	}
+	for _, tc := range good {
+		got, err := ParsePrice(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParsePrice(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+		if got.String() != tc.str {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got.String(), tc.str)
+		}
+	}
+	for _, in := range []string{"", "0.01", "usd 0.01", "US 0.01", "USD", "USD -1", "USD 0.0000001", "USD 1e3",
+		"USD .5", "USD 1.", "USD 9999999999999", "USD 0,01", "USD 1 2"} {
+		if _, err := ParsePrice(in); !errors.Is(err, ErrBadPrice) {
+			t.Errorf("ParsePrice(%q) err = %v, want ErrBadPrice", in, err)
+		}
+	}
+}
+
+func TestPaymentRequest(t *testing.T) {
+	x402 := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepts":[{"scheme":"exact","network":"base","asset":"0xUSDC","amount":"10000","payTo":"0xabc"}]}`))
+	tests := []struct {
+		name string
+		h    map[string][]string
+		ok   bool
+		want func(PaymentRequest) bool
+	}{
+		{"none", map[string][]string{"Content-Type": {"text/html"}}, false, nil},
+		{"crawler-price", map[string][]string{"Crawler-Price": {"USD 0.01"}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "crawler-price" && p.Price == Price{"USD", 10000} }},
+		{"bad crawler-price still a request", map[string][]string{"Crawler-Price": {"a lot"}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "crawler-price" && p.Price.IsZero() }},
+		{"crawler-error", map[string][]string{"Crawler-Price": {"USD 0.02"}, "Crawler-Error": {"InvalidCrawlerMaxPrice"}}, true,
+			func(p PaymentRequest) bool { return p.Error == "InvalidCrawlerMaxPrice" }},
+		{"x402", map[string][]string{"Payment-Required": {x402}}, true,
+			func(p PaymentRequest) bool {
+				return p.Scheme == "x402" && len(p.X402) == 1 && p.X402[0].Amount == "10000" && p.X402[0].Network == "base"
+			}},
+		{"x402 garbage", map[string][]string{"Payment-Required": {"%%%"}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "x402" && p.X402 == nil }},
+	}
+	for _, tc := range tests {
+		got, ok := paymentRequest(tc.h)
+		if ok != tc.ok || (tc.want != nil && !tc.want(got)) {
+			t.Errorf("%s: paymentRequest = %+v, %v", tc.name, got, ok)
+		}
+	}
+}
+
+func FuzzParsePrice(f *testing.F) {
+	f.Add("USD 0.01")
+	f.Add("EUR 12.5")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePrice(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadPrice) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		again, err := ParsePrice(p.String())
+		if err != nil || again != p {
+			t.Errorf("%q -> %+v -> %q -> %+v, %v", s, p, p.String(), again, err)
+		}
+	})
+}
