@@ -29,10 +29,18 @@
 //     RFC's https%3A%2F%2F example). A "%2A" or "%24" in a rule matches a
 //     literal "*" or "$" in the URL (RFC 9309 §2.2.3), and so does the same
 //     escape in the URL.
-//   - User-agent lines match the product token case-insensitively; the
-//     token's product part is taken up to the first character that is not an
-//     RFC 9110 tchar, so "BothyBot/1.0" names BothyBot. "*" names every bot.
-//     Several groups for one name are merged (§2.2.1).
+//   - User-agent lines match the product token case-insensitively. The
+//     token is the leading run of the characters RFC 9309 §2.2.1 allows in
+//     one (letters, "-" and "_"), so "ExampleBot/1.0", "examplebot*" and
+//     "ExampleBot (+https://…)" all name ExampleBot; the same cut applies to
+//     [Agent.Token]. "*", alone or followed by white space (including NBSP
+//     and NEL, in UTF-8 or as Latin-1 bytes), names every bot. Several
+//     groups for one name are merged (§2.2.1).
+//   - A group is its user-agent lines and the rules after them: only an
+//     Allow or Disallow line closes the list of user-agents. Every other line
+//     (Crawl-delay, Sitemap, unknown records, comments, blank lines) neither
+//     starts nor ends a group (§2.2.4), and a Crawl-delay inside a group is
+//     the whole group's.
 //   - "/robots.txt" itself is always allowed (§2.2.2).
 //
 // # Which groups apply
@@ -61,9 +69,6 @@
 //     "@" (RFC 9309 §2.2.2's "/foo/bar?baz=https://foo.bar" example);
 //   - an "Allow: /dir/index.html" rule does not also allow "/dir/" (a Google
 //     extension);
-//   - a Crawl-delay line ends the list of user-agents that a group starts
-//     with, as a rule does, so "User-agent: a / Crawl-delay: 5 /
-//     User-agent: b / Disallow: /" gives a a delay and b the rule;
 //   - a target that net/url cannot parse is matched as written rather than
 //     reported as disallowed;
 //   - several names are never merged into one group (see above).

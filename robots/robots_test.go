@@ -190,7 +190,8 @@ func TestAllowed_TargetForms(t *testing.T) {
 		{"a", "https://example.com/p", false},
 		{"a", "https://example.com:8443/p?x#frag", false},
 		{"a", "https://user@example.com/p", false},
-		{"a", "//example.com/p", false},
+		{"a", "//example.com/p", true}, // the path "//example.com/p"
+		{"a", "//p", true},
 		{"a", "https://example.com", true},
 		{"a", "https://example.com?q", false},
 		{"a", "/x#/p", true},
@@ -245,12 +246,15 @@ func TestCrawlDelay_B4(t *testing.T) {
 		{"garbage", "User-agent: *\nCrawl-delay: soon\n", 0, false},
 		{"negative", "User-agent: *\nCrawl-delay: -5\n", 0, false},
 		{"unit", "User-agent: *\nCrawl-delay: 5s\n", 0, false},
-		{"named wins over star", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 2 * time.Second, true},
-		{"named without delay ignores star", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nDisallow: /x\n", 0, false},
+		{"named wins over star", "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 2 * time.Second, true},
+		{"named without delay ignores star", "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n\nUser-agent: BothyBot\nDisallow: /x\n", 0, false},
+		// RFC 9309 §2.2.4: with no rule between them, both user-agent lines
+		// open one group, and its delays are the whole group's.
+		{"no rule: one group", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 30 * time.Second, true},
 		{"largest of named groups", "User-agent: CleatBot\nCrawl-delay: 7\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 7 * time.Second, true},
 		{"no groups", "Crawl-delay: 5\n", 0, false},
 		{"huge", "User-agent: *\nCrawl-delay: 99999999999999999999\n", time.Duration(1<<63 - 1), true},
-		{"delay ends agent list", "User-agent: BothyBot\nCrawl-delay: 3\nUser-agent: Other\nDisallow: /\n", 3 * time.Second, true},
+		{"delay does not end the agent list", "User-agent: Other\nCrawl-delay: 3\nUser-agent: BothyBot\nDisallow: /\n", 3 * time.Second, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -348,7 +352,6 @@ func TestDeparture(t *testing.T) {
 		{"RawUTF8InQuery", "User-agent: a\nDisallow: /s?q=ツ\n", "/s?q=ツ", false},
 		{"NoIndexHTMLExtension", "User-agent: a\nDisallow: /d/\nAllow: /d/index.html\n", "/d/", false},
 		{"QueryDelimEscapes", "User-agent: a\nDisallow: /r?u=https://x\n", "/r?u=https%3A%2F%2Fx", false},
-		{"CrawlDelayEndsAgentList", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n", "/x", true},
 		{"UnparsableTargetMatchedAsWritten", "User-agent: a\nDisallow: /private\n", "/public/%zz", true},
 	}
 	for _, c := range cases {
