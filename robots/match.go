@@ -7,8 +7,8 @@ import (
 
 // Allowed reports whether a may fetch target. The target is a path with an
 // optional query ("/a/b?x=1"; "//a" is the path "//a", not a host) or an
-// absolute URL ("https://host/a/b?x=1"); a fragment is ignored. See the package documentation for the matching rules
-// and for which groups apply.
+// absolute URL ("https://host/a/b?x=1"); a fragment is ignored. See the
+// package documentation for the matching rules and for which groups apply.
 //
 // Allowed does not allocate for targets whose normalised path and query fit
 // in 2 KiB; a target already in normal form (the usual case) is not copied.
