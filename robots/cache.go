@@ -18,9 +18,8 @@ import (
 // Defaults for the zero fields of a [Cache].
 const (
 	// DefaultTTL is how long a fetched copy is used before it is fetched
-	// again. RFC 9309 §2.4 asks for no more than 24 hours. HootyBot (H9) sets
-	// one hour; SofyaBot (S10) and DirectoriesBot (D9) keep 24 hours; BothyBot
-	// (B11) at most 24 hours.
+	// again. RFC 9309 §2.4 asks for no more than 24 hours; a bot that wants
+	// fresher rules sets a shorter TTL.
 	DefaultTTL = 24 * time.Hour
 	// DefaultMaxBytes is how much of a robots.txt body is read; the rest is
 	// not downloaded.
@@ -33,7 +32,7 @@ const (
 	// §2.3.1.2 recommends at least five).
 	DefaultMaxRedirects = 5
 	// DefaultRetryInterval is how soon a closed site's robots.txt is asked
-	// for again (H5).
+	// for again.
 	DefaultRetryInterval = time.Minute
 )
 
@@ -41,7 +40,7 @@ const (
 // fetches it when it is missing or stale.
 //
 // A fetch goes through Transport, so the bot's User-Agent, signature and
-// pacing apply to robots.txt requests too (B12). Redirects are followed, up
+// pacing apply to robots.txt requests too. Redirects are followed, up
 // to MaxRedirects hops, each through Transport; a chain longer than that, or a
 // redirect without a usable Location, counts as "unavailable" (allow all), as
 // RFC 9309 §2.3.1.2 permits. At most MaxBytes of the body are read and parsed.
@@ -49,7 +48,7 @@ const (
 //
 // A copy is used for TTL. After a server error, 429, timeout or network error
 // the site is closed (everything but /robots.txt is disallowed) until a later
-// fetch gets a 2xx or 4xx (H5); while closed, robots.txt is asked for again at
+// fetch gets a 2xx or 4xx; while closed, robots.txt is asked for again at
 // most once per RetryInterval, however often the site is checked. A stale copy
 // is always replaced by the outcome of the new fetch, so a server error after
 // a good copy closes the site too.

@@ -29,10 +29,18 @@
 //     RFC's https%3A%2F%2F example). A "%2A" or "%24" in a rule matches a
 //     literal "*" or "$" in the URL (RFC 9309 §2.2.3), and so does the same
 //     escape in the URL.
-//   - User-agent lines match the product token case-insensitively; the
-//     token's product part is taken up to the first character that is not an
-//     RFC 9110 tchar, so "BothyBot/1.0" names BothyBot. "*" names every bot.
-//     Several groups for one name are merged (§2.2.1).
+//   - User-agent lines match the product token case-insensitively. The
+//     token is the leading run of the characters RFC 9309 §2.2.1 allows in
+//     one (letters, "-" and "_"), so "ExampleBot/1.0", "examplebot*" and
+//     "ExampleBot (+https://…)" all name ExampleBot; the same cut applies to
+//     [Agent.Token]. "*", alone or followed by white space (including NBSP
+//     and NEL, in UTF-8 or as Latin-1 bytes), names every bot. Several
+//     groups for one name are merged (§2.2.1).
+//   - A group is its user-agent lines and the rules after them: only an
+//     Allow or Disallow line closes the list of user-agents. Every other line
+//     (Crawl-delay, Sitemap, unknown records, comments, blank lines) neither
+//     starts nor ends a group (§2.2.4), and a Crawl-delay inside a group is
+//     the whole group's.
 //   - "/robots.txt" itself is always allowed (§2.2.2).
 //
 // # Which groups apply
@@ -47,26 +55,39 @@
 //
 // # Deliberate departures from grobotstxt
 //
-// Where the Google-derived parser departs from RFC 9309, this package follows
-// the RFC; each case has its own test in robots_test.go
-// (TestDeparture_*):
+// Where this package answers otherwise than Google's parser, RFC 9309 decides
+// it, or the answer is the more restrictive one where the RFC says nothing.
+// Each case has its own test (TestDeparture in robots_test.go):
 //
-//   - escapes of unreserved characters are decoded ("/%7Efoo" is "/~foo");
-//   - a rule with a lower-case escape such as "%2f" still matches (grobotstxt
-//     upper-cases the escape's digits too, turning "%2f" into garbage);
-//   - "/robots.txt" is always allowed;
-//   - "%2A" and "%24" in a rule match a literal "*" and "$";
-//   - raw UTF-8 in the query is percent-encoded before matching;
+//   - escapes of unreserved characters are decoded ("/%7Efoo" is "/~foo"),
+//     in rules and in URLs (§2.2.2 and its table: "/foo/bar/%62%61%7A"
+//     matches "/foo/bar/baz");
+//   - a rule with a lower-case escape such as "%2f" still matches "%2F"
+//     (§2.2.2 compares percent-encoded octets, whose hex digits are
+//     case-insensitive; grobotstxt upper-cases the digits 0-9 too, turning
+//     "%2f" into garbage);
+//   - "/robots.txt" is always allowed (§2.2.2);
+//   - "%2A" and "%24" in a rule match a literal "*" and "$" (§2.2.3);
+//   - non-ASCII octets of the URL, also in its query, are percent-encoded
+//     before matching (§2.2.2);
 //   - in the query, "%3A", "%2F", "%3F" and "%40" equal ":", "/", "?" and
-//     "@" (RFC 9309 §2.2.2's "/foo/bar?baz=https://foo.bar" example);
+//     "@" (§2.2.2's table: "/foo/bar?baz=https://foo.bar" matches
+//     "/foo/bar?baz=https%3A%2F%2Ffoo.bar");
+//   - a target that net/url cannot parse is matched as written, not
+//     disallowed (§2.2.2: with no matching rule a URL is allowed);
+//   - a product token is cut where the §2.2.1 grammar ends, in the file
+//     ("examplebot*" names examplebot) and in [Agent.Token] ("Foo Bar" is
+//     Foo); grobotstxt cuts at the first non-tchar;
+//   - "*" followed by any white space, NBSP and NEL included, is the "*"
+//     group; more restrictive than ignoring the line;
 //   - an "Allow: /dir/index.html" rule does not also allow "/dir/" (a Google
-//     extension);
-//   - a Crawl-delay line ends the list of user-agents that a group starts
-//     with, as a rule does, so "User-agent: a / Crawl-delay: 5 /
-//     User-agent: b / Disallow: /" gives a a delay and b the rule;
-//   - a target that net/url cannot parse is matched as written rather than
-//     reported as disallowed;
-//   - several names are never merged into one group (see above).
+//     extension the RFC does not have; more restrictive);
+//   - several names are never merged into one group (see above; more
+//     restrictive).
+//
+// One earlier departure is gone: a Crawl-delay line used to end the list of
+// user-agents a group starts with. RFC 9309 §2.2.4 forbids that, and
+// grobotstxt never did it.
 //
 // # Size and bad input
 //

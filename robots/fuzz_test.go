@@ -11,6 +11,15 @@ func fuzzSeeds(f *testing.F) {
 	f.Add("Sitemap: x\nUser-agent: *\nDisallow: /ツ?q=%24*\n", "https://h/%E3%83%84?q=$x#f", "*")
 	f.Add("User-agent: *\nDisallow: /a**b$$\nAllow: $\nDisallow: *\n", "//h", "")
 	f.Add(genRobots(7, 2000), "/shop/cart?sort=1", "Googlebot")
+	// Other records inside the user-agent list (RFC 9309 §2.2.4).
+	f.Add("User-agent: a\nCrawl-delay: 5\nSitemap: /s.xml\nContent-Usage: train-ai=n\nUser-agent: b\nDisallow: /p\n", "/p", "a")
+	// "*" and white space; product tokens cut by the §2.2.1 grammar.
+	f.Add("User-agent: *\xA0\nDisallow: /x\nUser-agent:\xC2\xA0*\x85all\nDisallow: /y\n", "/y", "anybot")
+	f.Add("User-agent: examplebot*\nDisallow: /\nUser-agent: AB42bot/1.0\nAllow: /\n", "/x", "ExampleBot (+https://e)")
+	// Partial byte order marks.
+	f.Add("\xEF\xBBUser-agent: a\rDisallow: /x\r", "/x", "a")
+	// Targets that start with "//" are paths.
+	f.Add("User-agent: *\nDisallow: //\nDisallow: /*admin\n", "//admin/x?q#f", "")
 }
 
 // FuzzParse: no panic, and the invariants every file keeps.
@@ -116,4 +125,34 @@ func globMatch(pat, s string) bool {
 		}
 	}
 	return false
+}
+
+// otherRecords are lines of the kinds RFC 9309 §2.2.4 says must not
+// interfere with user-agent, allow and disallow lines.
+var fuzzOtherRecords = []string{
+	"Crawl-delay: 5", "Sitemap: https://example.com/s.xml", "Host: example.com", "Content-Usage: train-ai=n",
+	"Content-Signal: search=yes", "Noindex: /", "X-Unknown: 1", "<br />", "# comment", "",
+}
+
+// FuzzOtherRecords: adding a line of another record kind at any line
+// boundary changes no answer (RFC 9309 §2.2.4).
+func FuzzOtherRecords(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, body, target, agent string) {
+		if len(body) > 64<<10 {
+			return
+		}
+		a := Agent{Token: agent}
+		want := Parse([]byte(body)).Allowed(a, target)
+		for i := 0; i < len(body); i++ {
+			if body[i] != '\n' {
+				continue
+			}
+			rec := fuzzOtherRecords[i%len(fuzzOtherRecords)]
+			b := body[:i+1] + rec + "\n" + body[i+1:]
+			if got := Parse([]byte(b)).Allowed(a, target); got != want {
+				t.Fatalf("inserting %q after byte %d: Allowed = %v, was %v\n%q", rec, i, got, want, b)
+			}
+		}
+	})
 }

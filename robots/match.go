@@ -6,9 +6,9 @@ import (
 )
 
 // Allowed reports whether a may fetch target. The target is a path with an
-// optional query ("/a/b?x=1") or an absolute URL ("https://host/a/b?x=1"); a
-// fragment is ignored. See the package documentation for the matching rules
-// and for which groups apply.
+// optional query ("/a/b?x=1"; "//a" is the path "//a", not a host) or an
+// absolute URL ("https://host/a/b?x=1"); a fragment is ignored. See the
+// package documentation for the matching rules and for which groups apply.
 //
 // Allowed does not allocate for targets whose normalised path and query fit
 // in 2 KiB; a target already in normal form (the usual case) is not copied.
@@ -237,24 +237,21 @@ func normalizeTarget(dst []byte, target string) []byte {
 }
 
 // pathAndQuery returns the path and query of target, without the fragment.
+// A target that starts with '/' is a path, also when it starts with "//"
+// (what URL.RequestURI gives for https://host//x): it is never read as a
+// network-path reference with a host.
 func pathAndQuery(t string) string {
 	if i := strings.IndexByte(t, '#'); i >= 0 {
 		t = t[:i]
 	}
-	start := -1
-	switch {
-	case strings.HasPrefix(t, "//"):
-		start = 2
-	case t != "" && t[0] == '/':
-		return t
-	default:
-		if i := strings.Index(t, "://"); i > 0 && !strings.ContainsAny(t[:i], "/?") {
-			start = i + 3
-		}
-	}
-	if start < 0 {
+	if t != "" && t[0] == '/' {
 		return t
 	}
+	i := strings.Index(t, "://")
+	if i <= 0 || strings.ContainsAny(t[:i], "/?") {
+		return t
+	}
+	start := i + 3
 	if i := strings.IndexAny(t[start:], "/?"); i >= 0 {
 		return t[start+i:]
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/jimsmart/grobotstxt"
@@ -21,9 +23,11 @@ const MaxParseBytes = 512 << 10
 // it. An Agent is plain data: share it freely, but do not modify Former while
 // another goroutine uses it.
 type Agent struct {
-	// Token is the product token, such as "BothyBot". Anything from the first
-	// character that may not appear in a token on ("/1.0" and so on) is
-	// ignored. Matching is case-insensitive.
+	// Token is the product token, such as "ExampleBot". Anything from the
+	// first character that RFC 9309 §2.2.1 does not allow in a token (letters,
+	// "-" and "_") on is ignored, as it is in the file's user-agent lines:
+	// "ExampleBot/1.0" is ExampleBot, and so is "ExampleBot2". Matching is
+	// case-insensitive.
 	Token string
 	// Former lists the names the bot used before. A robots.txt group written
 	// for any of them still applies.
@@ -205,7 +209,7 @@ func (r *Robots) eachName(a Agent, fn func([]int32) bool) {
 // lookup returns the groups of one product token, without allocating for
 // tokens up to 128 bytes.
 func (r *Robots) lookup(name string) []int32 {
-	name = productToken(strings.TrimSpace(name))
+	name = productToken(trimSpace(name))
 	if name == "" {
 		return nil
 	}
@@ -227,34 +231,86 @@ func lower(c byte) byte {
 	return c
 }
 
-// productToken returns the leading run of RFC 9110 tchar characters of s, as
-// grobotstxt does for user-agent lines.
+// productToken returns the leading run of s that RFC 9309 §2.2.1 allows in
+// a product token (identifier = 1*("-" / A-Z / "_" / a-z)): "ExampleBot/1.0",
+// "examplebot*" and "ExampleBot (+https://…)" all name ExampleBot.
 func productToken(s string) string {
 	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
+		if !isIdentChar(s[i]) {
 			return s[:i]
 		}
 	}
 	return s
 }
 
-func isTchar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+func isIdentChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
+}
+
+// isStar reports whether a user-agent value names every bot: "*" alone or
+// followed by white space and anything (grobotstxt reads "* bots" as "*" too).
+func isStar(v string) bool {
+	return v != "" && v[0] == '*' && (len(v) == 1 || spaceAt(v, 1) > 0)
+}
+
+// trimSpace removes from both ends of s the white space an author may type:
+// every Unicode space in UTF-8 (NBSP U+00A0 is C2 A0, NEL U+0085 is C2 85,
+// and \v and \f), and the lone bytes 0x85 and 0xA0 of a Latin-1 file.
+func trimSpace(s string) string {
+	for s != "" {
+		n := spaceAt(s, 0)
+		if n == 0 {
+			break
+		}
+		s = s[n:]
 	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
+	for s != "" {
+		n := spaceBefore(s)
+		if n == 0 {
+			break
+		}
+		s = s[:len(s)-n]
 	}
-	return false
+	return s
+}
+
+// spaceAt returns the length of the white space (see [trimSpace]) starting
+// at s[i], or 0.
+func spaceAt(s string, i int) int {
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && n <= 1 {
+		r = rune(s[i]) // a lone byte: read it as Latin-1
+	}
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
+// spaceBefore returns the length of the white space ending s, or 0.
+func spaceBefore(s string) int {
+	r, n := utf8.DecodeLastRuneInString(s)
+	if r == utf8.RuneError && n <= 1 {
+		r = rune(s[len(s)-1])
+	}
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
 }
 
 // parser receives grobotstxt's callbacks and builds the groups.
+//
+// A group is one or more user-agent lines followed by rules (RFC 9309 §2.2):
+// only an Allow or Disallow line closes the list of user-agents, so a
+// user-agent line after a rule starts the next group. Every other record
+// (Crawl-delay, Sitemap, lines it does not know) neither starts nor ends a
+// group (§2.2.4); one that belongs in a group belongs to the whole group,
+// wherever it stands among its lines.
 type parser struct {
 	r         *Robots
 	cur       int          // current group, -1 before the first user-agent line
-	inRules   bool         // a rule or Crawl-delay was seen since the last user-agent line
+	inRules   bool         // an Allow or Disallow line was seen since the last user-agent line
 	names     []nameGroups // name -> groups, in first-seen order
 	nameIndex map[string]int
 	lowerBuf  []byte
@@ -267,6 +323,25 @@ type nameGroups struct {
 	groups []int32
 }
 
+// record is a kind of line other than User-agent, Allow and Disallow that
+// the parser reads (RFC 9309 §2.2.4). Such lines neither start nor end a
+// group. A new kind is one entry in [records].
+type record struct {
+	key string // the record's name, matched case-insensitively
+	// file applies a value that stands for the whole file; nil if none.
+	file func(r *Robots, value string)
+	// group applies a value to the group being read; nil if none. Lines
+	// before the first user-agent line belong to no group.
+	group func(g *group, value string)
+}
+
+// records are the other records the parser reads. grobotstxt reports lines
+// whose key begins with "sitemap" or "site-map" as Sitemap lines.
+var records = [...]record{
+	{key: "sitemap", file: (*Robots).addSitemap},
+	{key: "crawl-delay", group: (*group).addDelay},
+}
+
 func (p *parser) HandleRobotsStart() {}
 func (p *parser) HandleRobotsEnd()   {}
 
@@ -277,8 +352,8 @@ func (p *parser) HandleUserAgent(_ int, value string) {
 		p.inRules = false
 	}
 	gi := int32(p.cur)
-	// grobotstxt treats "*" followed by a space and anything as "*".
-	if value != "" && value[0] == '*' && (len(value) == 1 || value[1] == ' ' || value[1] == '\t') {
+	value = trimSpace(value)
+	if isStar(value) {
 		if n := len(p.star); n == 0 || p.star[n-1] != gi {
 			p.star = append(p.star, gi)
 		}
@@ -322,24 +397,38 @@ func (p *parser) addRule(value string, allow bool) {
 	p.pd.add(unmangle(value), allow)
 }
 
-func (p *parser) HandleSitemap(_ int, value string) {
-	if value != "" {
-		// Clone: value points into the whole body, which must not stay alive.
-		p.r.sitemaps = append(p.r.sitemaps, strings.Clone(value))
+func (p *parser) HandleSitemap(_ int, value string) { p.other("sitemap", value) }
+
+func (p *parser) HandleUnknownAction(_ int, action, value string) { p.other(action, value) }
+
+// other applies a line of one of the [records]; it ignores other keys.
+func (p *parser) other(key, value string) {
+	for i := range records {
+		rec := &records[i]
+		if !strings.EqualFold(rec.key, key) {
+			continue
+		}
+		if rec.file != nil {
+			rec.file(p.r, value)
+		}
+		if rec.group != nil && p.cur >= 0 {
+			rec.group(&p.r.groups[p.cur], value)
+		}
+		return
 	}
 }
 
-func (p *parser) HandleUnknownAction(_ int, action, value string) {
-	if p.cur < 0 || !strings.EqualFold(action, "crawl-delay") {
-		return
+func (r *Robots) addSitemap(value string) {
+	if value != "" {
+		// Clone: value points into the whole body, which must not stay alive.
+		r.sitemaps = append(r.sitemaps, strings.Clone(value))
 	}
-	p.inRules = true
+}
+
+// addDelay keeps the largest valid Crawl-delay of the group.
+func (g *group) addDelay(value string) {
 	d, ok := parseDelay(value)
-	if !ok {
-		return
-	}
-	g := &p.r.groups[p.cur]
-	if !g.hasDelay || d > g.delay {
+	if ok && (!g.hasDelay || d > g.delay) {
 		g.delay, g.hasDelay = d, true
 	}
 }

@@ -190,7 +190,8 @@ func TestAllowed_TargetForms(t *testing.T) {
 		{"a", "https://example.com/p", false},
 		{"a", "https://example.com:8443/p?x#frag", false},
 		{"a", "https://user@example.com/p", false},
-		{"a", "//example.com/p", false},
+		{"a", "//example.com/p", true}, // the path "//example.com/p"
+		{"a", "//p", true},
 		{"a", "https://example.com", true},
 		{"a", "https://example.com?q", false},
 		{"a", "/x#/p", true},
@@ -245,12 +246,15 @@ func TestCrawlDelay_B4(t *testing.T) {
 		{"garbage", "User-agent: *\nCrawl-delay: soon\n", 0, false},
 		{"negative", "User-agent: *\nCrawl-delay: -5\n", 0, false},
 		{"unit", "User-agent: *\nCrawl-delay: 5s\n", 0, false},
-		{"named wins over star", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 2 * time.Second, true},
-		{"named without delay ignores star", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nDisallow: /x\n", 0, false},
+		{"named wins over star", "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 2 * time.Second, true},
+		{"named without delay ignores star", "User-agent: *\nCrawl-delay: 30\nDisallow: /x\n\nUser-agent: BothyBot\nDisallow: /x\n", 0, false},
+		// RFC 9309 §2.2.4: with no rule between them, both user-agent lines
+		// open one group, and its delays are the whole group's.
+		{"no rule: one group", "User-agent: *\nCrawl-delay: 30\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 30 * time.Second, true},
 		{"largest of named groups", "User-agent: CleatBot\nCrawl-delay: 7\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 7 * time.Second, true},
 		{"no groups", "Crawl-delay: 5\n", 0, false},
 		{"huge", "User-agent: *\nCrawl-delay: 99999999999999999999\n", time.Duration(1<<63 - 1), true},
-		{"delay ends agent list", "User-agent: BothyBot\nCrawl-delay: 3\nUser-agent: Other\nDisallow: /\n", 3 * time.Second, true},
+		{"delay does not end the agent list", "User-agent: Other\nCrawl-delay: 3\nUser-agent: BothyBot\nDisallow: /\n", 3 * time.Second, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -332,31 +336,35 @@ func TestDecide_Rule(t *testing.T) {
 	}
 }
 
-// Each deliberate departure from grobotstxt, pinned: ours follows RFC 9309,
-// grobotstxt.AgentAllowed does not.
+// Each deliberate departure from grobotstxt, pinned with the RFC 9309 rule
+// that decides it (or "more restrictive" where the RFC says nothing): ours
+// follows the rule, grobotstxt.AgentAllowed does not. The package
+// documentation lists the same cases.
 func TestDeparture(t *testing.T) {
 	cases := []struct {
-		name, body, target string
-		want               bool // ours; grobotstxt answers the opposite
+		name, rfc, body, agent, target string
+		want                           bool // ours; grobotstxt answers the opposite
 	}{
-		{"UnreservedEscapeDecoded", "User-agent: a\nDisallow: /~foo\n", "/%7Efoo", false},
-		{"UnreservedEscapeInRuleDecoded", "User-agent: a\nDisallow: /%7Efoo\n", "/~foo", false},
-		{"LowercaseEscapeInRule", "User-agent: a\nDisallow: /a%2fb\n", "/a%2Fb", false},
-		{"RobotsTxtAlwaysAllowed", "User-agent: a\nDisallow: /\n", "/robots.txt", true},
-		{"EscapedStarIsLiteral", "User-agent: a\nDisallow: /\nAllow: /file-%2A.html\n", "/file-*.html", true},
-		{"EscapedDollarIsLiteral", "User-agent: a\nDisallow: /\nAllow: /foo-%24\n", "/foo-$", true},
-		{"RawUTF8InQuery", "User-agent: a\nDisallow: /s?q=ツ\n", "/s?q=ツ", false},
-		{"NoIndexHTMLExtension", "User-agent: a\nDisallow: /d/\nAllow: /d/index.html\n", "/d/", false},
-		{"QueryDelimEscapes", "User-agent: a\nDisallow: /r?u=https://x\n", "/r?u=https%3A%2F%2Fx", false},
-		{"CrawlDelayEndsAgentList", "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nDisallow: /\n", "/x", true},
-		{"UnparsableTargetMatchedAsWritten", "User-agent: a\nDisallow: /private\n", "/public/%zz", true},
+		{"UnreservedEscapeDecoded", "§2.2.2", "User-agent: a\nDisallow: /~foo\n", "a", "/%7Efoo", false},
+		{"UnreservedEscapeInRuleDecoded", "§2.2.2 table", "User-agent: a\nDisallow: /%7Efoo\n", "a", "/~foo", false},
+		{"LowercaseEscapeInRule", "§2.2.2, RFC 3986 §2.1", "User-agent: a\nDisallow: /a%2fb\n", "a", "/a%2Fb", false},
+		{"RobotsTxtAlwaysAllowed", "§2.2.2", "User-agent: a\nDisallow: /\n", "a", "/robots.txt", true},
+		{"EscapedStarIsLiteral", "§2.2.3", "User-agent: a\nDisallow: /\nAllow: /file-%2A.html\n", "a", "/file-*.html", true},
+		{"EscapedDollarIsLiteral", "§2.2.3", "User-agent: a\nDisallow: /\nAllow: /foo-%24\n", "a", "/foo-$", true},
+		{"RawUTF8InQuery", "§2.2.2", "User-agent: a\nDisallow: /s?q=ツ\n", "a", "/s?q=ツ", false},
+		{"QueryDelimEscapes", "§2.2.2 table", "User-agent: a\nDisallow: /r?u=https://x\n", "a", "/r?u=https%3A%2F%2Fx", false},
+		{"UnparsableTargetMatchedAsWritten", "§2.2.2", "User-agent: a\nDisallow: /private\n", "a", "/public/%zz", true},
+		{"TokenGrammarInFile", "§2.2.1", "User-agent: *\nAllow: /\n\nUser-agent: examplebot*\nDisallow: /\n", "examplebot", "/x", false},
+		{"TokenGrammarInAgent", "§2.2.1", "User-agent: *\nDisallow: /\n\nUser-agent: Foo Bar\nAllow: /x/\n", "Foo Bar", "/x/y", true},
+		{"StarThenUTF8NBSP", "§2.2.1, more restrictive", "User-agent: *\u00a0all\nDisallow: /\n", "a", "/x", false},
+		{"NoIndexHTMLExtension", "more restrictive", "User-agent: a\nDisallow: /d/\nAllow: /d/index.html\n", "a", "/d/", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Parse([]byte(c.body)).Allowed(Agent{Token: "a"}, c.target); got != c.want {
-				t.Errorf("ours = %v, want %v", got, c.want)
+			if got := Parse([]byte(c.body)).Allowed(Agent{Token: c.agent}, c.target); got != c.want {
+				t.Errorf("ours = %v, want %v (RFC 9309 %s)", got, c.want, c.rfc)
 			}
-			if g := grobotstxt.AgentAllowed(c.body, "a", "https://example.com"+c.target); g == c.want {
+			if g := grobotstxt.AgentAllowed(c.body, c.agent, "https://example.com"+c.target); g == c.want {
 				t.Errorf("grobotstxt now agrees (%v): drop this departure", g)
 			}
 		})

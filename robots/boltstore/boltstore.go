@@ -1,6 +1,6 @@
 // Package boltstore keeps robots.txt fetch outcomes ([robots.Entry]) in a
 // bbolt file, so that a restarted bot does not refetch a copy that is still
-// fresh (B9). It takes an already open *bbolt.DB and a bucket name, so a bot
+// fresh. It takes an already open *bbolt.DB and a bucket name, so a bot
 // can keep all its state in one file.
 //
 // bbolt (go.etcd.io/bbolt) is an embedded, transactional key/value store with
