@@ -1,8 +1,6 @@
 package politeness_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"net/url"
 	"os"
@@ -12,62 +10,28 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/sitekeytest"
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
-// siteKeyTable is the decision table every copy of the site key is tested
-// against.
-const siteKeyTable = "testdata/sitekeys.txt"
-
-type siteKeyRow struct {
-	line     int
-	url, key string
-}
-
-// readSiteKeys reads the table at path.
-func readSiteKeys(t *testing.T, path string) []siteKeyRow {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []siteKeyRow
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		in, key, ok := strings.Cut(line, "\t")
-		if !ok || in == "" || key == "" {
-			t.Fatalf("%s:%d: want URL<TAB>KEY, got %q", path, n, line)
-		}
-		rows = append(rows, siteKeyRow{n, in, key})
-	}
-	if len(rows) < 50 {
-		t.Fatalf("%s: %d rows; the table has more", path, len(rows))
-	}
-	return rows
-}
-
 func TestHostKey_Table(t *testing.T) {
-	for _, r := range readSiteKeys(t, siteKeyTable) {
-		u, err := url.Parse(r.url)
+	for _, r := range sitekeytest.Rows(t) {
+		u, err := url.Parse(r.URL)
 		if err != nil {
-			t.Errorf("line %d: %v", r.line, err)
+			t.Errorf("line %d: %v", r.Line, err)
 			continue
 		}
-		if got := politeness.HostKey(u); got != r.key {
-			t.Errorf("line %d: HostKey(%s) = %s, want %s", r.line, r.url, got, r.key)
+		if got := politeness.HostKey(u); got != r.Key {
+			t.Errorf("line %d: HostKey(%s) = %s, want %s", r.Line, r.URL, got, r.Key)
 		}
 		// The key names its own site (a zone's '%' aside, it is a URL).
-		if strings.Contains(r.key, "%") {
+		if strings.Contains(r.Key, "%") {
 			continue
 		}
-		if k, err := url.Parse(r.key); err != nil {
-			t.Errorf("line %d: key %s does not parse: %v", r.line, r.key, err)
-		} else if got := politeness.HostKey(k); got != r.key {
-			t.Errorf("line %d: HostKey(%s) = %s, not a fixed point", r.line, r.key, got)
+		if k, err := url.Parse(r.Key); err != nil {
+			t.Errorf("line %d: key %s does not parse: %v", r.Line, r.Key, err)
+		} else if got := politeness.HostKey(k); got != r.Key {
+			t.Errorf("line %d: HostKey(%s) = %s, not a fixed point", r.Line, r.Key, got)
 		}
 	}
 }
@@ -94,29 +58,12 @@ func TestSiteKey_CopiesEqual(t *testing.T) {
 	}
 }
 
-// siteSpellings groups the table's http and https URLs by key: the
-// spellings of each site that has more than one.
-func siteSpellings(t *testing.T) map[string][]string {
-	by := map[string][]string{}
-	for _, r := range readSiteKeys(t, siteKeyTable) {
-		if strings.HasPrefix(r.key, "http://") || strings.HasPrefix(r.key, "https://") {
-			by[r.key] = append(by[r.key], r.url)
-		}
-	}
-	for k, v := range by {
-		if len(v) < 2 {
-			delete(by, k)
-		}
-	}
-	return by
-}
-
 // TestTransport_C3_SpellingsOfOneHostAreOneHost sends one request per
 // spelling of a site at once (trailing dots, case, default and zero-padded
 // ports, IDNA dots, full-width letters, Unicode and punycode): the site sees
 // them one at a time, each gap exactly the 2 s delay.
 func TestTransport_C3_SpellingsOfOneHostAreOneHost(t *testing.T) {
-	groups := siteSpellings(t)
+	groups := sitekeytest.Spellings(t)
 	if len(groups) < 8 {
 		t.Fatalf("%d sites with several spellings in the table, want at least 8", len(groups))
 	}
