@@ -307,13 +307,13 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 	}()
-	if final := resp.Request.URL.String(); final != u {
-		// A redirect to a sitemap already read is a cycle too.
-		if k := normURL(final); seen[k] {
+	if k := normURL(resp.Request.URL.String()); k != normURL(u) {
+		// A redirect to a sitemap already read is a cycle too (another
+		// spelling of u is not a redirect).
+		if seen[k] {
 			return nil, carry(old), nil
-		} else {
-			seen[k] = true
 		}
+		seen[k] = true
 	}
 	read := serverTime(resp)
 	switch {
@@ -418,15 +418,16 @@ func serverTime(resp *http.Response) time.Time {
 	return time.Now().UTC()
 }
 
-// normURL is the key for cycle detection: scheme and host lower-cased,
-// default port and fragment removed.
+// normURL is the key for cycle detection: scheme and host as in the site
+// key (one spelling per site, port explicit), fragment removed.
 func normURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return s
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = hostKey(u.Scheme, u.Host)
-	u.Fragment = ""
+	key := string(appendHostKey(nil, u))
+	i := strings.Index(key, "://")
+	u.Scheme, u.Host = key[:i], key[i+3:]
+	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }
