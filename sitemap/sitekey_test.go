@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"context"
 	"net/url"
 	"slices"
 	"strings"
@@ -108,5 +109,33 @@ func TestWalk_CyclesAcrossSpellings(t *testing.T) {
 	}
 	if n := s.hits["/pages.xml"]; n != 1 {
 		t.Errorf("/pages.xml fetched %d times under %d spellings, want 1", n, len(spellings))
+	}
+}
+
+// B9: Check keeps one state per site, whatever the spelling of the site it
+// is given: the second check, under another spelling, is a freshness check
+// (one conditional request, nothing new), not a first read.
+func TestCheck_B9_OneStateAcrossSpellings(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/sitemap.xml": urlsetOf("/a 2024-01-01", "/b"),
+	})
+	u, _ := url.Parse(s.srv.URL)
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	res, err := w.Check(ctx, s.srv.URL, nil)
+	if err != nil || !res.First || len(res.New) != 2 {
+		t.Fatalf("first check: %+v, %v", res, err)
+	}
+	for _, site := range []string{"HTTP://127.0.0.1:0" + u.Port(), "http://127.0.0.1.:" + u.Port() + "/", "http://[::ffff:127.0.0.1]:" + u.Port()} {
+		s.counts()
+		res, err := w.Check(ctx, site, []string{s.srv.URL + "/sitemap.xml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requests, conditional := s.counts()
+		if res.First || len(res.New) != 0 || requests != 1 || conditional != 1 || res.NotModified != 1 {
+			t.Errorf("check as %s: First %v, %d new, %d requests (%d conditional), NotModified %d; want false, 0, 1 (1), 1",
+				site, res.First, len(res.New), requests, conditional, res.NotModified)
+		}
 	}
 }
