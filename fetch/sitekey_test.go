@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
@@ -172,4 +174,35 @@ func TestNormalize_S8_SpellingsAndIdempotence(t *testing.T) {
 			t.Errorf("Normalize(Normalize(%q)) = %q, %v; want %q", in, again, err, got)
 		}
 	}
+}
+
+// C3, C1: concurrent fetches of one host under six spellings go through one
+// politeness turn: robots.txt is read once, requests never overlap, and
+// every gap is the 2 s delay.
+func TestPacing_C3_SpellingsOfOneHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "User-agent: *\nAllow: /\n").Fallback(fetchtest.HTML("p"))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = 2 * time.Second
+		f := mustFetcher(t, bot)
+		urls := []string{"http://a.test/p0", "http://A.TEST./p1", "http://a.test:080/p2", "http://a\u3002test/p3",
+			"http://\uff41.test/p4", "http://a\uff0etest./p5"}
+		start := time.Now()
+		out := getAll(f, urls)
+		for _, u := range urls {
+			if out[u] != fetch.OK {
+				t.Errorf("%s: %v", u, out[u])
+			}
+		}
+		if n, r := w.Count("a.test", ""), w.Count("a.test", "/robots.txt"); n != 7 || r != 1 {
+			t.Errorf("a.test got %d requests (%d for robots.txt), want 7 (1)", n, r)
+		}
+		// robots.txt and six pages: six gaps of exactly 2 s.
+		if d := time.Since(start); d != 12*time.Second {
+			t.Errorf("took %v, want 12s", d)
+		}
+		w.Check(t, fetchtest.NoOverlap(), fetchtest.MinGapOn("a.test", 2*time.Second))
+	})
 }
