@@ -16,7 +16,7 @@ import (
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"http://a.test/", "HTTP://A.test:80/./x/../y?q=%7e#f", "https://[::1]:443/%2f%zz", "http://a.test./..", "ftp://x", "http://u@x/",
 		"http://h.example/?a #top", "http://h.example/?a\u00a0", "http://EXAMPLE.com.:080/", "http://blocked。example/", "http://ｅｘａｍｐｌｅ.com/",
-		"https://bücher.example/p", "http://[fe80::1%25en0]/", "http://[::ffff:127.0.0.1]/", "http://My_Host.Example/"} {
+		"https://bücher.example/p", "http://[fe80::1%25en0]/", "http://[::ffff:127.0.0.1]/", "http://My_Host.Example/", "http://xn--xn--xn--:080/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

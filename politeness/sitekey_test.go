@@ -13,7 +13,7 @@ import (
 // key.
 func FuzzHostKey(f *testing.F) {
 	for _, s := range []string{"example.com", "EXAMPLE.com.", "bücher.example", "xn--bcher-kva.example", "a_b.example",
-		"blocked。example", "::1", "::ffff:1.2.3.4", "ｅｘａｍｐｌｅ.com", "xn--zz", "-a.b-", "127.0.0.1"} {
+		"blocked。example", "::1", "::ffff:1.2.3.4", "ｅｘａｍｐｌｅ.com", "xn--zz", "-a.b-", "127.0.0.1", "xn--xn--xn--"} {
 		f.Add(s, "080")
 	}
 	f.Fuzz(func(t *testing.T, host, port string) {

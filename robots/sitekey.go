@@ -55,7 +55,8 @@ func appendHostKey(dst []byte, u *url.URL) []byte {
 // case folded, full-width forms and the ideographic full stops read as
 // their ASCII counterparts, Unicode labels in punycode), then trailing dots
 // are dropped. A name IDNA rejects keeps the result of IDNA's processing
-// (which maps what it can), lowercased: deterministic, never an error.
+// (which maps what it can, applied until stable), lowercased:
+// deterministic, never an error.
 func siteHost(h string) string {
 	if strings.IndexByte(h, ':') >= 0 {
 		if a, err := netip.ParseAddr(h); err == nil {
@@ -64,8 +65,17 @@ func siteHost(h string) string {
 		return strings.ToLower(h)
 	}
 	if !plainHost(h) {
-		h, _ = idna.Lookup.ToASCII(h) // on error: the partly processed name
-		h = strings.ToLower(strings.TrimRight(h, "."))
+		// On a name it rejects, IDNA returns the partly processed name,
+		// which it may read differently the next time (a bad punycode label
+		// decodes to another label): apply it until the name is stable, so
+		// that a key is its own key.
+		for range 8 {
+			next, _ := idna.Lookup.ToASCII(h)
+			if next = strings.ToLower(strings.TrimRight(next, ".")); next == h {
+				break
+			}
+			h = next
+		}
 	}
 	return h
 }
