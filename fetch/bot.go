@@ -94,8 +94,11 @@ type Bot struct {
 	// matching one, asked for directly or reached by a redirect, is never
 	// fetched and ends as AuthRequired (S9). Nil means [DefaultLogin].
 	Login []string
-	// BlockedDomains are never fetched, nor their subdomains (D14):
-	// "example.com" blocks example.com and www.example.com.
+	// BlockedDomains are never fetched, nor their subdomains:
+	// "example.com" blocks example.com and www.example.com. Names compare
+	// as site keys do ([politeness.HostKey]): in any case, with or without
+	// trailing dots, with any IDNA full stop, full-width letters, and
+	// Unicode or punycode labels.
 	BlockedDomains []string
 
 	// LocalAddr, if valid, is the source address of every outgoing

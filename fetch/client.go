@@ -170,8 +170,7 @@ func newChain(bot Bot) (*chain, error) {
 	c.deny = compileWords(deny)
 	c.login = compileWords(login)
 	for _, d := range bot.BlockedDomains {
-		d = strings.Trim(strings.ToLower(strings.TrimSpace(d)), ".")
-		if d != "" {
+		if d = blockedHost(d); d != "" {
 			c.blocked = append(c.blocked, d)
 		}
 	}
@@ -371,18 +370,40 @@ func (c *chain) checkURL(u *url.URL) error {
 	return nil
 }
 
-// checkBlocked refuses URLs on the domain block list (D14).
+// checkBlocked refuses URLs on the domain block list, in any spelling
+// of the host.
 func (c *chain) checkBlocked(u *url.URL) error {
 	if len(c.blocked) == 0 {
 		return nil
 	}
-	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	host := siteHostname(u)
 	for _, d := range c.blocked {
 		if host == d || strings.HasSuffix(host, "."+d) {
 			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
 		}
 	}
 	return nil
+}
+
+// siteHostname returns the host of u's site key ([politeness.HostKey]),
+// without port or brackets: one spelling for every spelling of the host.
+func siteHostname(u *url.URL) string {
+	_, hostport, _ := strings.Cut(politeness.HostKey(u), "://")
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+// blockedHost returns the canonical host of a block list entry ("" for an
+// empty one): a domain spelled as a site key spells it, or an IP address.
+func blockedHost(d string) string {
+	d = strings.TrimSpace(d)
+	if a, err := netip.ParseAddr(d); err == nil && a.Is6() {
+		d = "[" + d + "]"
+	}
+	h := siteHostname(&url.URL{Scheme: "http", Host: d})
+	return strings.TrimLeft(h, ".")
 }
 
 // setHeaders sets the bot's headers on out (a clone).

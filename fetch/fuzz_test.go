@@ -3,15 +3,20 @@ package fetch_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
-// Normalize never panics, fails only with ErrBadURL, and is idempotent.
+// Normalize never panics, fails only with ErrBadURL, is idempotent, and
+// keeps the URL's site: the site key of Normalize(u) is the site key of u.
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"http://a.test/", "HTTP://A.test:80/./x/../y?q=%7e#f", "https://[::1]:443/%2f%zz", "http://a.test./..", "ftp://x", "http://u@x/"} {
+	for _, s := range []string{"http://a.test/", "HTTP://A.test:80/./x/../y?q=%7e#f", "https://[::1]:443/%2f%zz", "http://a.test./..", "ftp://x", "http://u@x/",
+		"http://h.example/?a #top", "http://h.example/?a\u00a0", "http://EXAMPLE.com.:080/", "http://blocked。example/", "http://ｅｘａｍｐｌｅ.com/",
+		"https://bücher.example/p", "http://[fe80::1%25en0]/", "http://[::ffff:127.0.0.1]/", "http://My_Host.Example/", "http://xn--xn--xn--:080/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -25,6 +30,17 @@ func FuzzNormalize(f *testing.F) {
 		n2, err := fetch.Normalize(n)
 		if err != nil || n2 != n {
 			t.Fatalf("not idempotent: %q -> %q -> %q, %v", s, n, n2, err)
+		}
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil {
+			t.Fatalf("Normalize(%q) = %q, but it does not parse: %v", s, n, err)
+		}
+		nu, err := url.Parse(n)
+		if err != nil {
+			t.Fatalf("Normalize(%q) = %q does not parse: %v", s, n, err)
+		}
+		if k, nk := politeness.HostKey(u), politeness.HostKey(nu); k != nk {
+			t.Fatalf("Normalize(%q) = %q moved the site key from %s to %s", s, n, k, nk)
 		}
 	})
 }

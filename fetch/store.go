@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Validator is what a server said about a page version, sent back on a
@@ -114,11 +116,19 @@ func (s *MemorySet) Has(_ context.Context, url string) (bool, error) {
 }
 
 // Normalize returns the form of rawURL under which fetch keeps validators
-// and the fetched set (S8): scheme and host lowercased, a trailing dot and
-// the default port dropped, the fragment and an empty query dropped, an
-// empty path made "/", dot segments resolved, percent-escapes of unreserved
-// characters decoded and all other escapes upper-cased. The query keeps its
-// order. Only absolute http and https URLs are accepted.
+// and the fetched set: the scheme lowercased; the host spelled as its
+// site key spells it ([politeness.HostKey]: IDNA ASCII form, lowercase, no
+// trailing dot; IP addresses as net/netip writes them) with the default port
+// dropped and a zero-padded port read as a number; the fragment and an empty
+// query dropped; an empty path made "/"; dot segments resolved;
+// percent-escapes of unreserved characters decoded, all other escapes
+// upper-cased, and spaces, control and non-ASCII bytes escaped. The query
+// keeps its order. Only absolute http and https URLs without user
+// information are accepted.
+//
+// Normalize is idempotent (Normalize of its result returns that result),
+// and every spelling of one site gives one host, so the normalised URL has
+// the site key of rawURL.
 func Normalize(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
@@ -132,15 +142,9 @@ func normalizeURL(u *url.URL) (string, error) {
 	if (scheme != "http" && scheme != "https") || u.Host == "" || u.User != nil {
 		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
 	}
-	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
-		host += ":" + p
+	host, ok := authority(u)
+	if !ok {
+		return "", fmt.Errorf("%w: %s: no host", ErrBadURL, u.Redacted())
 	}
 	path := removeDotSegments(normEscapes(u.EscapedPath()))
 	if path == "" {
@@ -158,15 +162,71 @@ func normalizeURL(u *url.URL) (string, error) {
 	return b.String(), nil
 }
 
-// normEscapes decodes escapes of unreserved characters and upper-cases the
-// hex digits of the others; a "%" not followed by two hex digits stays as is.
+// authority returns the host and port of u's site key ([politeness.HostKey])
+// as a URL writes them: the default port dropped, non-ASCII bytes and an
+// IPv6 zone's '%' escaped. It reports false when the host is empty or holds
+// an ASCII byte no URL host may hold.
+func authority(u *url.URL) (string, bool) {
+	key := politeness.HostKey(u)
+	scheme, hostport, _ := strings.Cut(key, "://")
+	if scheme == "http" {
+		hostport = strings.TrimSuffix(hostport, ":80")
+	} else {
+		hostport = strings.TrimSuffix(hostport, ":443")
+	}
+	if hostport == "" || hostport[0] == ':' {
+		return "", false
+	}
+	var b strings.Builder
+	rest := hostport
+	if end := strings.LastIndexByte(hostport, ']'); hostport[0] == '[' && end > 0 {
+		addr, zone, ok := strings.Cut(hostport[1:end], "%")
+		b.WriteByte('[')
+		b.WriteString(addr) // as net/netip writes it
+		if ok {
+			b.WriteString("%25")
+			for i := 0; i < len(zone); i++ {
+				if c := zone[i]; strings.IndexByte(unreserved, c) >= 0 {
+					b.WriteByte(c)
+				} else {
+					fmt.Fprintf(&b, "%%%02X", c)
+				}
+			}
+		}
+		b.WriteByte(']')
+		rest = hostport[end+1:]
+	}
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case validHostByte(c):
+			b.WriteByte(c)
+		case c >= 0x80:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// validHostByte reports whether c may stand unescaped in a URL's host and
+// port (RFC 3986 reg-name, IP literal brackets and the port's colon).
+func validHostByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-._~!$&'()*+,;=:[]", c) >= 0
+}
+
+// normEscapes decodes escapes of unreserved characters, upper-cases the hex
+// digits of the others and escapes spaces, control and non-ASCII bytes; a
+// "%" not followed by two hex digits stays as is.
 func normEscapes(s string) string {
-	if !strings.Contains(s, "%") {
+	if !needsEscapeWork(s) {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
+		c := s[i]
+		if c == '%' && i+2 < len(s) {
 			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
 				if c := byte(v); strings.IndexByte(unreserved, c) >= 0 {
 					b.WriteByte(c)
@@ -178,9 +238,23 @@ func normEscapes(s string) string {
 				continue
 			}
 		}
-		b.WriteByte(s[i])
+		if c <= ' ' || c >= 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// needsEscapeWork reports whether normEscapes would change s.
+func needsEscapeWork(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || c <= ' ' || c >= 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // unreserved holds RFC 3986's unreserved characters.

@@ -8,6 +8,9 @@
 // # What a site owner gets
 //
 //   - One request in flight per host (scheme, host and port; see [HostKey]).
+//     Every spelling of one host is that host: case, trailing dots,
+//     zero-padded or default ports, the IDNA full stops, full-width letters,
+//     Unicode and punycode labels.
 //     Callers for a busy host wait in arrival order; a caller whose context
 //     ends leaves the queue at once with ctx.Err(). Waiting costs no goroutine
 //     beyond the caller's own.
@@ -56,4 +59,9 @@
 //
 // This package does not read robots.txt: the Crawl-delay comes from
 // [Transport.CrawlDelay], typically backed by a robots cache.
+//
+// [HostKey] uses golang.org/x/net/idna (UTS #46 lookup mapping), the one
+// dependency outside the standard library: without it the Unicode,
+// full-width and punycode spellings of one host would be paced as different
+// hosts.
 package politeness

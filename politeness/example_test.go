@@ -90,7 +90,8 @@ func ExampleTransport_giveUp() {
 }
 
 func ExampleHostKey() {
-	for _, s := range []string{"https://Example.com/a", "http://example.com:8080/b", "http://[::1]/"} {
+	for _, s := range []string{"https://Example.com/a", "http://example.com:8080/b", "http://[::1]/",
+		"http://EXAMPLE.com.:080/", "http://ｅｘａｍｐｌｅ。com/", "https://bücher.example/", "https://xn--bcher-kva.example/"} {
 		u, _ := url.Parse(s)
 		fmt.Println(politeness.HostKey(u))
 	}
@@ -98,6 +99,10 @@ func ExampleHostKey() {
 	// https://example.com:443
 	// http://example.com:8080
 	// http://[::1]:80
+	// http://example.com:80
+	// http://example.com:80
+	// https://xn--bcher-kva.example:443
+	// https://xn--bcher-kva.example:443
 }
 
 func ExampleRetryAfter() {

@@ -3,9 +3,7 @@ package politeness
 import (
 	"context"
 	"errors"
-	"net"
 	"net/url"
-	"strings"
 	"time"
 )
 
@@ -98,26 +96,20 @@ type State struct {
 // IsZero reports whether s is the zero State.
 func (s State) IsZero() bool { return s == State{} }
 
-// HostKey returns the key of u's host as the pacing unit: scheme, host and
-// port, as "scheme://host:port", with the scheme and host lowercased and the
-// default port made explicit for http (80) and https (443). IPv6 hosts keep
-// their brackets. For other schemes without a port the key has no port.
+// HostKey returns the key of u's site, the pacing unit: scheme, host and
+// port, as "scheme://host:port". It is the one definition of "the same
+// site" in this module: every spelling of one host gives one key. The
+// scheme is lowercased. The host is canonical: a name goes through IDNA
+// (UTS #46 lookup mapping) to its lowercase ASCII form, so case, full-width
+// letters, the ideographic full stops (U+3002, U+FF0E, U+FF61) and the
+// Unicode and punycode spellings of one name agree, and trailing dots are
+// dropped; a name IDNA rejects keeps its partly mapped, lowercased form
+// (HostKey never fails). IP addresses are written as net/netip writes them
+// (IPv6 in brackets, an IPv4-mapped IPv6 address as IPv4); dotted forms
+// netip does not read as IPv4 ("010.0.0.1") are names. The port is read as
+// a number ("080" is 80) and the default one is explicit for http (80) and
+// https (443); for other schemes without a port the key has no port.
 func HostKey(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		default:
-			if strings.Contains(host, ":") {
-				return scheme + "://[" + host + "]"
-			}
-			return scheme + "://" + host
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
+	var buf [128]byte
+	return string(appendHostKey(buf[:0], u))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -20,30 +19,6 @@ func TestMemoryGate_Conformance(t *testing.T) {
 
 func TestMemoryGate_ZeroValueConformance(t *testing.T) {
 	gatetest.Run(t, func(*testing.T) politeness.Gate { return new(politeness.MemoryGate) })
-}
-
-func TestHostKey(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"https://example.com/a", "https://example.com:443"},
-		{"HTTPS://Example.COM:443/", "https://example.com:443"},
-		{"http://example.com", "http://example.com:80"},
-		{"http://example.com:8080/x", "http://example.com:8080"},
-		{"https://example.com:80", "https://example.com:80"},
-		{"http://[::1]/", "http://[::1]:80"},
-		{"http://[::1]:81/", "http://[::1]:81"},
-		{"https://user:pw@example.com/", "https://example.com:443"},
-		{"ftp://example.com/", "ftp://example.com"},
-		{"ftp://[::1]/", "ftp://[::1]"},
-	}
-	for _, tc := range tests {
-		u, err := url.Parse(tc.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := politeness.HostKey(u); got != tc.want {
-			t.Errorf("HostKey(%s) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
 }
 
 func TestState_JSONRoundTrip(t *testing.T) {

@@ -37,6 +37,10 @@ type rec struct {
 // the n-th request (0-based) to a host; nil answers 200.
 type fakeWeb struct {
 	answer func(host string, n int) reply
+	// server, when set, names the one real host every request reaches,
+	// whatever the URL's spelling of it (the test sends only spellings of
+	// that host); otherwise each scheme://host spelling is its own host.
+	server string
 
 	mu       sync.Mutex // guards the fields below
 	recs     []rec
@@ -47,6 +51,9 @@ type fakeWeb struct {
 
 func (w *fakeWeb) RoundTrip(req *http.Request) (*http.Response, error) {
 	host := req.URL.Scheme + "://" + req.URL.Host
+	if w.server != "" {
+		host = w.server
+	}
 	w.mu.Lock()
 	if w.count == nil {
 		w.count, w.busy = map[string]int{}, map[string]bool{}

@@ -1,11 +1,11 @@
 package robots
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -296,76 +296,57 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("robots: %s answered %d", e.URL, e.Status)
 }
 
+// origin is an RFC 9309 origin: scheme, host and port, as a site key.
 type origin struct {
-	key    string // scheme://host:port, lower-cased, port explicit
-	scheme string // lower-cased
-	host   string // lower-cased, without brackets
-	port   string // as in the URL ("" for the default)
+	key string // the site key "scheme://host:port", see appendHostKey
 }
 
-// robotsURL is the origin's /robots.txt URL (built only when fetching, so
-// that a cache hit costs one string).
+// robotsURL is the origin's /robots.txt URL, on the canonical spelling of
+// its host (built only when fetching, so that a cache hit costs one string).
 func (o origin) robotsURL() string {
-	hostport := o.host
-	if strings.Contains(o.host, ":") {
-		hostport = "[" + o.host + "]"
+	base := o.key
+	if strings.HasPrefix(base, "http://") {
+		base = strings.TrimSuffix(base, ":80")
+	} else {
+		base = strings.TrimSuffix(base, ":443")
 	}
-	if o.port != "" {
-		hostport = net.JoinHostPort(o.host, o.port)
-	}
-	return o.scheme + "://" + hostport + "/robots.txt"
+	return strings.ReplaceAll(base, "%", "%25") + "/robots.txt" // an IPv6 zone's '%' is escaped in a URL
 }
 
-// originOf returns the RFC 9309 origin of u.
+// originOf returns the RFC 9309 origin of u. Every spelling of one site
+// (case, trailing dots, zero-padded or default ports, IDNA forms) has one
+// origin.
 func originOf(u *url.URL) (origin, error) {
-	o, err := originParts(u)
+	var buf [128]byte
+	key, err := appendOriginKey(buf[:0], u)
 	if err != nil {
 		return origin{}, err
 	}
-	o.key = string(o.appendKey(nil))
-	return o, nil
+	return origin{key: string(key)}, nil
 }
 
-// originParts is originOf without the key.
-func originParts(u *url.URL) (origin, error) {
-	if u == nil {
-		return origin{}, ErrBadURL
+// appendOriginKey appends the site key of u to dst, or returns ErrBadURL if
+// u is not an http or https URL with a host.
+func appendOriginKey(dst []byte, u *url.URL) ([]byte, error) {
+	if u == nil || !(strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
+		return dst, ErrBadURL
 	}
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	if host == "" || (scheme != "http" && scheme != "https") {
-		return origin{}, ErrBadURL
+	n := len(dst)
+	dst = appendHostKey(dst, u)
+	if i := bytes.Index(dst[n:], []byte("://")); i < 0 || n+i+3 >= len(dst) || dst[n+i+3] == ':' {
+		return dst[:n], ErrBadURL // no host
 	}
-	return origin{scheme: scheme, host: host, port: u.Port()}, nil
-}
-
-// appendKey appends the origin's key (scheme://host:port) to dst.
-func (o origin) appendKey(dst []byte) []byte {
-	port := o.port
-	if port == "" {
-		port = "443"
-		if o.scheme == "http" {
-			port = "80"
-		}
-	}
-	dst = append(append(dst, o.scheme...), "://"...)
-	if strings.Contains(o.host, ":") {
-		dst = append(append(append(dst, '['), o.host...), ']')
-	} else {
-		dst = append(dst, o.host...)
-	}
-	return append(append(dst, ':'), port...)
+	return dst, nil
 }
 
 // lookupURL is lookup(originOf(u).key) without building the key string:
 // a cache hit, the common case, allocates nothing.
 func (c *Cache) lookupURL(u *url.URL) (*site, error) {
-	o, err := originParts(u)
+	var buf [128]byte
+	key, err := appendOriginKey(buf[:0], u)
 	if err != nil {
 		return nil, err
 	}
-	var buf [128]byte
-	key := o.appendKey(buf[:0])
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sites[string(key)], nil

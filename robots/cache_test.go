@@ -461,10 +461,13 @@ func TestOriginOf(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"https://[::1]/x":         "https://[::1]/robots.txt",
-		"https://[::1]:8443/x":    "https://[::1]:8443/robots.txt",
-		"HTTP://Example.COM/x":    "http://example.com/robots.txt",
-		"http://example.com:80/x": "http://example.com:80/robots.txt",
+		"https://[::1]/x":          "https://[::1]/robots.txt",
+		"https://[::1]:8443/x":     "https://[::1]:8443/robots.txt",
+		"HTTP://Example.COM/x":     "http://example.com/robots.txt",
+		"http://example.com:80/x":  "http://example.com/robots.txt",
+		"http://Example.COM.:080/": "http://example.com/robots.txt",
+		"http://[fe80::1%25en0]/":  "http://[fe80::1%25en0]/robots.txt",
+		"https://bücher.example/":  "https://xn--bcher-kva.example/robots.txt",
 	} {
 		o, _ := originOf(mustURL(t, in))
 		if got := o.robotsURL(); got != want {

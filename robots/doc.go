@@ -107,7 +107,9 @@
 // 9309 §2.3.1): 2xx is parsed, 4xx allows everything ([AllowAll]), 5xx, 429 and
 // network errors or timeouts disallow everything ([DisallowAll], whose
 // [Robots.Unreachable] is true). [Cache] keeps one copy per origin (scheme,
-// host, port), fetched through the bot's own [http.RoundTripper], refreshed
+// host, port; every spelling of a host is one origin, as politeness.HostKey
+// decides, which is why this package imports golang.org/x/net/idna),
+// fetched through the bot's own [http.RoundTripper], refreshed
 // after a TTL, coalesced across concurrent callers, and optionally persisted
 // through a [Store]; robots/boltstore keeps copies in a bbolt file.
 //

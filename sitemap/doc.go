@@ -71,5 +71,7 @@
 // Last-Modified and the lastmod of each page. [MemoryStore] keeps it in
 // memory; the subpackage sitemap/boltstore keeps it in a bbolt database the
 // bot already has open (so all of its state is one file). This package
-// itself imports only the standard library.
+// itself imports only the standard library and golang.org/x/net/idna, for
+// the site key that makes every spelling of a host one site (the location
+// rule, cycle detection and the Store key), as politeness.HostKey does.
 package sitemap

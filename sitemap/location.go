@@ -6,12 +6,11 @@ import (
 )
 
 // scope is the part of the URL space a sitemap may describe under the
-// sitemaps.org location rule: same scheme, host and port, same directory
-// or below.
+// sitemaps.org location rule: same site (scheme, host and port, in any
+// spelling of the host: see appendHostKey), same directory or below.
 type scope struct {
-	scheme string
-	host   string // lower case, default port removed
-	dir    string // path up to and including the last '/'
+	key string // the sitemap's site key
+	dir string // path up to and including the last '/'
 }
 
 func newScope(loc string) (scope, bool) {
@@ -19,7 +18,7 @@ func newScope(loc string) (scope, bool) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return scope{}, false
 	}
-	s := scope{scheme: u.Scheme, host: hostKey(u.Scheme, u.Host)}
+	s := scope{key: string(appendHostKey(nil, u))}
 	p := u.EscapedPath()
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		s.dir = p[:i+1]
@@ -29,21 +28,11 @@ func newScope(loc string) (scope, bool) {
 	return s, true
 }
 
-func hostKey(scheme, host string) string {
-	host = strings.ToLower(host)
-	if scheme == "http" {
-		host = strings.TrimSuffix(host, ":80")
-	} else {
-		host = strings.TrimSuffix(host, ":443")
-	}
-	return host
-}
-
 // contains reports whether loc, an absolute URL, is inside the scope. It
 // does not allocate in the common case.
 func (s scope) contains(loc string) bool {
 	i := strings.Index(loc, "://")
-	if i < 0 || !equalFoldASCII(loc[:i], s.scheme) {
+	if i < 0 {
 		return false
 	}
 	rest := loc[i+3:]
@@ -57,12 +46,17 @@ func (s scope) contains(loc string) bool {
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
 		auth = auth[at+1:]
 	}
-	if s.scheme == "http" {
-		auth = strings.TrimSuffix(auth, ":80")
-	} else {
-		auth = strings.TrimSuffix(auth, ":443")
+	if !strings.HasPrefix(path, s.dir) {
+		return false
 	}
-	return equalFoldASCII(auth, s.host) && strings.HasPrefix(path, s.dir)
+	var buf [128]byte
+	var key []byte
+	if strings.IndexByte(auth, '%') < 0 {
+		key = appendHostKey(buf[:0], &url.URL{Scheme: loc[:i], Host: auth})
+	} else if u, err := url.Parse(loc); err == nil { // percent-encoded host
+		key = appendHostKey(buf[:0], u)
+	}
+	return string(key) == s.key
 }
 
 // InScope reports whether pageURL may be listed by a sitemap at

@@ -151,7 +151,8 @@ func (w *Walker) Walk(ctx context.Context, sitemapURLs []string, fn func(Entry) 
 // 304), compares what they list with the last read kept in the Store,
 // saves the new read, and returns the difference.
 //
-// site is the site's origin ("https://example.com"); declared are the
+// site is the site's origin ("https://example.com"; the state is kept
+// under one key for every spelling of it); declared are the
 // sitemap URLs from its robots.txt (cross-host allowed), and when there
 // are none Check reads DefaultSitemapURL(site) under the location rule.
 // Per-file failures do not fail the check: that file's previous state is
@@ -160,7 +161,8 @@ func (w *Walker) Walk(ctx context.Context, sitemapURLs []string, fn func(Entry) 
 // or ctx ends, and then saves nothing.
 func (w *Walker) Check(ctx context.Context, site string, declared []string) (*CheckResult, error) {
 	store := w.store()
-	prev, err := store.Load(ctx, site)
+	key := siteStoreKey(site)
+	prev, err := store.Load(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +188,29 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 	snap := cur.Snapshot()
 	res.Listed = len(snap.Pages)
 	res.DiffResult = Diff(prev.Snapshot(), snap)
-	if err := store.Save(ctx, site, cur); err != nil {
+	if err := store.Save(ctx, key, cur); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// siteStoreKey is the Store key of site: its origin with the host spelled
+// as the site key spells it and the default port dropped, so that every
+// spelling of one site shares one state ("HTTPS://Example.COM.:0443" is
+// "https://example.com"). A site that is not an absolute URL is its own key.
+func siteStoreKey(site string) string {
+	u, err := url.Parse(strings.TrimSpace(site))
+	if err != nil || u.Host == "" {
+		return site
+	}
+	key := string(appendHostKey(nil, u))
+	switch {
+	case strings.HasPrefix(key, "http://"):
+		return strings.TrimSuffix(key, ":80")
+	case strings.HasPrefix(key, "https://"):
+		return strings.TrimSuffix(key, ":443")
+	}
+	return key
 }
 
 type job struct {
@@ -307,13 +328,13 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 	}()
-	if final := resp.Request.URL.String(); final != u {
-		// A redirect to a sitemap already read is a cycle too.
-		if k := normURL(final); seen[k] {
+	if k := normURL(resp.Request.URL.String()); k != normURL(u) {
+		// A redirect to a sitemap already read is a cycle too (another
+		// spelling of u is not a redirect).
+		if seen[k] {
 			return nil, carry(old), nil
-		} else {
-			seen[k] = true
 		}
+		seen[k] = true
 	}
 	read := serverTime(resp)
 	switch {
@@ -418,15 +439,16 @@ func serverTime(resp *http.Response) time.Time {
 	return time.Now().UTC()
 }
 
-// normURL is the key for cycle detection: scheme and host lower-cased,
-// default port and fragment removed.
+// normURL is the key for cycle detection: scheme and host as in the site
+// key (one spelling per site, port explicit), fragment removed.
 func normURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return s
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = hostKey(u.Scheme, u.Host)
-	u.Fragment = ""
+	key := string(appendHostKey(nil, u))
+	i := strings.Index(key, "://")
+	u.Scheme, u.Host = key[:i], key[i+3:]
+	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }

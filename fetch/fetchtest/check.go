@@ -95,7 +95,7 @@ func RobotsFirst() Check {
 func MinGap(d time.Duration) Check { return minGap("", d) }
 
 // MinGapOn is [MinGap] for one host only.
-func MinGapOn(host string, d time.Duration) Check { return minGap(strings.ToLower(host), d) }
+func MinGapOn(host string, d time.Duration) Check { return minGap(HostName(host), d) }
 
 func minGap(only string, d time.Duration) Check {
 	return func(reqs []Request) []string {
@@ -224,7 +224,7 @@ func HeaderIs(name, want string) Check {
 
 // NotFetched fails when host received a request for any of paths.
 func NotFetched(host string, paths ...string) Check {
-	host = strings.ToLower(host)
+	host = HostName(host)
 	return each(func(r Request) string {
 		if r.Host == host && contains(paths, r.Path) {
 			return fmt.Sprintf("%s (#%d) was fetched but must not be", r.URL(), r.Seq)

@@ -34,10 +34,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // A Web is a set of virtual hosts and a log of the requests they served.
@@ -81,9 +85,11 @@ type Host struct {
 }
 
 // Host returns the virtual host name (a host name without port, matched
-// case-insensitively against the request's Host), creating it when new.
+// against the request's Host as one site: every spelling of the name that
+// politeness.HostKey reads as the same host reaches it), creating it when
+// new.
 func (w *Web) Host(name string) *Host {
-	name = strings.ToLower(name)
+	name = HostName(name)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.hosts == nil {
@@ -95,6 +101,21 @@ func (w *Web) Host(name string) *Host {
 		w.hosts[name] = h
 	}
 	return h
+}
+
+// HostName returns the name of the site a Host header or host name
+// reaches: the host of its politeness.HostKey, without port or brackets
+// ("A.Test.:080" and "ａ.test" are "a.test"; "[::1]:80" and "::1" are
+// "::1"). Records, routing and checks use it.
+func HostName(host string) string {
+	if a, err := netip.ParseAddr(host); err == nil && a.Is6() {
+		host = "[" + host + "]"
+	}
+	_, hostport, _ := strings.Cut(politeness.HostKey(&url.URL{Scheme: "http", Host: host}), "://")
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
 }
 
 // Name returns the host's name.
@@ -185,7 +206,7 @@ func (w *Web) Requests() []Request {
 // RequestsTo returns the records for host (and, if paths are given, only
 // those paths), in arrival order.
 func (w *Web) RequestsTo(host string, paths ...string) []Request {
-	host = strings.ToLower(host)
+	host = HostName(host)
 	var out []Request
 	for _, r := range w.Requests() {
 		if r.Host != host {
@@ -232,11 +253,7 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // serve handles r; if started is non-nil it is called with the record's Seq
 // once the request is recorded.
 func (w *Web) serve(rw http.ResponseWriter, r *http.Request, started func(seq int)) {
-	host := strings.ToLower(r.Host)
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
+	host := HostName(r.Host)
 	rec := &Request{
 		Host:       host,
 		Method:     r.Method,

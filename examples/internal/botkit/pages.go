@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/links"
 	"github.com/goodbot-go/goodbot/fetch"
 )
@@ -38,8 +39,10 @@ func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) {
 	}
 }
 
-// PageFile maps a URL to a relative file name: host/path.txt, with every
-// character outside [A-Za-z0-9._-] replaced and no ".." segments.
+// PageFile maps a URL to a relative file name: host/path.txt, the host as
+// its site spells it (crawl.Site: every spelling of one host is one
+// directory), with every character of the path outside [A-Za-z0-9._-]
+// replaced and no ".." segments.
 func PageFile(u *url.URL) string {
 	p := strings.Trim(u.EscapedPath(), "/")
 	if p == "" {
@@ -55,5 +58,6 @@ func PageFile(u *url.URL) string {
 		return '_'
 	}, p)
 	p = strings.ReplaceAll(p, "..", "__")
-	return filepath.Join(strings.ReplaceAll(u.Host, ":", "_"), filepath.FromSlash(p)+".txt")
+	_, host, _ := strings.Cut(crawl.Site(u), "://")
+	return filepath.Join(strings.ReplaceAll(host, ":", "_"), filepath.FromSlash(p)+".txt")
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/sitekeytest"
 )
 
 func u(s string) *url.URL {
@@ -56,6 +59,33 @@ func TestSite(t *testing.T) {
 		if got := Site(u(in)); got != want {
 			t.Errorf("Site(%s) = %s, want %s", in, got, want)
 		}
+	}
+	// Every spelling of a site in the module's table is one site.
+	for _, r := range sitekeytest.Rows(t) {
+		if !r.HTTP() {
+			continue
+		}
+		want := strings.TrimSuffix(r.Key, ":80")
+		if strings.HasPrefix(r.Key, "https://") {
+			want = strings.TrimSuffix(r.Key, ":443")
+		}
+		if got := Site(u(r.URL)); got != want {
+			t.Errorf("line %d: Site(%s) = %s, want %s", r.Line, r.URL, got, want)
+		}
+	}
+}
+
+// S8 and C3 in the frontier: spellings of one site share one queue (one
+// worker, so one request at a time) and one seen set.
+func TestFrontier_S8_SpellingsOfOneSite(t *testing.T) {
+	f := &Frontier{}
+	for i, s := range []string{"http://a.test/p", "http://A.TEST.:080/p", "http://a。test/p", "http://ａ.test/p", "http://a.test./q"} {
+		if got, want := f.Add(u(s), 0, "seed"), i == 0 || i == 4; got != want {
+			t.Errorf("Add(%s) = %v, want %v", s, got, want)
+		}
+	}
+	if sites := f.Sites(); len(sites) != 1 || sites[0] != "http://a.test" || f.Len() != 2 {
+		t.Errorf("sites %v, %d queued; want [http://a.test], 2", sites, f.Len())
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Frontier holds the URLs still to fetch, one FIFO queue per site. It is
@@ -44,11 +45,18 @@ type Item struct {
 	Tries int    // earlier attempts (see Retry)
 }
 
-// Site returns the site key of u: scheme://host[:port] with the default port
-// dropped, lowercased (the unit robots.txt and pacing apply to).
+// Site returns the site of u, the unit robots.txt and pacing apply to:
+// politeness.HostKey (every spelling of one host is one site) written as an
+// origin, scheme://host[:port] with the default port dropped.
 func Site(u *url.URL) string {
-	n := links.Normalize(&url.URL{Scheme: u.Scheme, Host: u.Host})
-	return n[:len(n)-1] // drop the "/" Normalize adds
+	k := politeness.HostKey(u)
+	switch {
+	case strings.HasPrefix(k, "http://"):
+		return strings.TrimSuffix(k, ":80")
+	case strings.HasPrefix(k, "https://"):
+		return strings.TrimSuffix(k, ":443")
+	}
+	return k
 }
 
 // Add queues u unless it was seen before, its site is not allowed, or the

@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/url"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Span is one request as the server saw it.
@@ -43,18 +46,24 @@ type Run struct {
 	Pauses []Pause
 }
 
-// HostOf returns the lane name for a host key such as "http://a.test:80" or
-// "a.test".
+// HostOf returns the lane name for a host key such as "http://a.test:80", a
+// "host:port" or a host: the host of its site key (politeness.HostKey), so
+// that every spelling of one host ("A.test.", "a.test:080", Unicode or
+// punycode) is one lane.
 func HostOf(key string) string {
-	if strings.Contains(key, "://") {
-		if u, err := url.Parse(key); err == nil {
-			return strings.ToLower(u.Hostname())
-		}
+	s := key
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
 	}
-	if i := strings.LastIndexByte(key, ':'); i > 0 && !strings.Contains(key[i:], "]") {
-		key = key[:i]
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return strings.ToLower(key)
 	}
-	return strings.ToLower(key)
+	_, hostport, _ := strings.Cut(politeness.HostKey(u), "://")
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
 }
 
 // Overlaps returns, per host, the pairs of requests that were in flight at
@@ -62,7 +71,8 @@ func HostOf(key string) string {
 func (r *Run) Overlaps() []string {
 	by := map[string][]Span{}
 	for _, s := range r.Spans {
-		by[s.Host] = append(by[s.Host], s)
+		h := HostOf(s.Host)
+		by[h] = append(by[h], s)
 	}
 	var out []string
 	for _, h := range sortedKeys(by) {
@@ -161,6 +171,7 @@ func build(r Run) chart {
 	t1 = t0.Add(span)
 	hosts := map[string]*lane{}
 	get := func(h string) *lane {
+		h = HostOf(h)
 		if hosts[h] == nil {
 			hosts[h] = &lane{Host: h}
 		}
@@ -189,7 +200,7 @@ func build(r Run) chart {
 			routine++
 			continue
 		}
-		notes = append(notes, note{Host: p.Host, At: p.Start.Sub(t0).Round(time.Millisecond).String(),
+		notes = append(notes, note{Host: HostOf(p.Host), At: p.Start.Sub(t0).Round(time.Millisecond).String(),
 			Dur: p.Dur.Round(time.Millisecond).String(), Reason: p.Reason})
 	}
 	for _, s := range r.Spans {

@@ -41,9 +41,33 @@ func TestOverlapsAndHTML(t *testing.T) {
 }
 
 func TestHostOf(t *testing.T) {
-	for in, want := range map[string]string{"http://A.test:80": "a.test", "a.test:8080": "a.test", "a.test": "a.test", "https://[::1]:443": "::1"} {
+	for in, want := range map[string]string{"http://A.test:80": "a.test", "a.test:8080": "a.test", "a.test": "a.test", "https://[::1]:443": "::1",
+		"A.TEST.": "a.test", "a.test:080": "a.test", "a。test": "a.test", "ａ.test": "a.test", "bücher.test": "xn--bcher-kva.test",
+		"http://XN--BCHER-KVA.test./": "xn--bcher-kva.test", "http://[0:0::1]:80": "::1"} {
 		if got := HostOf(in); got != want {
 			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// C3 as the picture checks it: two spellings of one host are one lane, so
+// requests to them that overlap are reported.
+func TestOverlaps_C3_SpellingsOfOneHost(t *testing.T) {
+	ms := func(n int) time.Time { return time.Unix(0, 0).Add(time.Duration(n) * time.Millisecond) }
+	for _, pair := range [][2]string{{"a.test", "A.TEST."}, {"a.test", "a.test:080"}, {"a.test", "a。test"}, {"xn--bcher-kva.test", "bücher.test"}} {
+		run := Run{Spans: []Span{
+			{Host: pair[0], Path: "/1", Start: ms(0), End: ms(20), Status: 200},
+			{Host: pair[1], Path: "/2", Start: ms(10), End: ms(30), Status: 200},
+		}}
+		if o := run.Overlaps(); len(o) != 1 || !strings.Contains(o[0], "/2 started before /1 ended") {
+			t.Errorf("%q and %q: overlaps %q, want one", pair[0], pair[1], o)
+		}
+		var b strings.Builder
+		if err := WriteHTML(&b, "t", []Run{run}); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), `class="lbl"`); n != 1 {
+			t.Errorf("%q and %q: %d lanes, want 1", pair[0], pair[1], n)
 		}
 	}
 }

@@ -1,0 +1,94 @@
+package robots
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// The site key: one definition of "the same site" for every part of the
+// module. The original is politeness/sitekey.go; robots/sitekey.go and
+// sitemap/sitekey.go are byte-for-byte copies below the package clause
+// (those leaf packages may not import politeness), a test keeps them equal,
+// and every copy is tested against politeness/testdata/sitekeys.txt.
+
+// appendHostKey appends the site key of u to dst: "scheme://host:port", with
+// the scheme lowercased, the host canonical (see siteHost), IPv6 literals in
+// brackets, and the port read as a number ("080" is 80), made explicit for
+// http (80) and https (443). For other schemes without a port the key has no
+// port. A host already canonical costs no allocation beyond dst.
+func appendHostKey(dst []byte, u *url.URL) []byte {
+	for i := 0; i < len(u.Scheme); i++ {
+		c := u.Scheme[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	dst = append(dst, "://"...)
+	host := siteHost(u.Hostname())
+	if strings.IndexByte(host, ':') >= 0 {
+		dst = append(append(append(dst, '['), host...), ']')
+	} else {
+		dst = append(dst, host...)
+	}
+	port := strings.TrimLeft(u.Port(), "0")
+	switch {
+	case port == "" && u.Port() != "":
+		port = "0"
+	case port == "" && strings.EqualFold(u.Scheme, "http"):
+		port = "80"
+	case port == "" && strings.EqualFold(u.Scheme, "https"):
+		port = "443"
+	case port == "":
+		return dst
+	}
+	return append(append(dst, ':'), port...)
+}
+
+// siteHost returns the canonical spelling of a host name as url.URL.Hostname
+// gives it (IPv6 literals without brackets). An IP address is written as
+// net/netip writes it (an IPv4-mapped IPv6 address as the IPv4 address). A
+// name is mapped to its ASCII form by IDNA (UTS #46 lookup processing:
+// case folded, full-width forms and the ideographic full stops read as
+// their ASCII counterparts, Unicode labels in punycode), then trailing dots
+// are dropped. A name IDNA rejects keeps the result of IDNA's processing
+// (which maps what it can, applied until stable), lowercased:
+// deterministic, never an error.
+func siteHost(h string) string {
+	if strings.IndexByte(h, ':') >= 0 {
+		if a, err := netip.ParseAddr(h); err == nil {
+			return a.Unmap().String()
+		}
+		return strings.ToLower(h)
+	}
+	if !plainHost(h) {
+		// On a name it rejects, IDNA returns the partly processed name,
+		// which it may read differently the next time (a bad punycode label
+		// decodes to another label): apply it until the name is stable, so
+		// that a key is its own key.
+		for range 8 {
+			next, _ := idna.Lookup.ToASCII(h)
+			if next = strings.ToLower(strings.TrimRight(next, ".")); next == h {
+				break
+			}
+			h = next
+		}
+	}
+	return h
+}
+
+// plainHost reports whether h is already canonical: lowercase ASCII
+// letters, digits, '-', '_' and '.', no trailing dot and no punycode label
+// (whose validity IDNA decides).
+func plainHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return !strings.HasSuffix(h, ".") && !strings.Contains(h, "xn--")
+}
