@@ -12,8 +12,8 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 // keyParts splits a site key into its host (no brackets) and the URL that

@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 func TestHostKey_Table(t *testing.T) {

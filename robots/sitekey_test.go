@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 // TestSiteKey_Table checks this package's copy of the site key, and the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 // TestSiteKey_Table checks this package's copy of the site key against the

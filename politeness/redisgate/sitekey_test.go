@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 // startRecorder is a RoundTripper that answers 200 at once and records when

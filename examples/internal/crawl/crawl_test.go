@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/goodbot-go/goodbot/internal/sitekeytest"
+	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
 func u(s string) *url.URL {

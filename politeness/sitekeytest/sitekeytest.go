@@ -1,7 +1,8 @@
-// Package sitekeytest reads the module's site key decision table,
+// Package sitekeytest reads the site key decision table,
 // politeness/testdata/sitekeys.txt, for the tests of politeness.HostKey and
-// of its copies in the packages that may not import politeness: one table,
-// every copy checked against it.
+// of its copies in the packages that may not import politeness (robots,
+// sitemap): one table, every copy checked against it. A program that keys
+// its own state by site can check its key function against the same table.
 package sitekeytest
 
 import (
@@ -30,7 +31,7 @@ func (r Row) HTTP() bool {
 // Path returns the table's path on this machine.
 func Path() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "politeness", "testdata", "sitekeys.txt")
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "sitekeys.txt")
 }
 
 // Rows reads the table; it fails t if the file is missing or malformed.
