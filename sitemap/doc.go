@@ -43,8 +43,10 @@
 // The location rule of sitemaps.org (a sitemap at /catalog/sitemap.xml may
 // only list URLs under http://same-host/catalog/) applies when
 // Options.Location is set; the entries outside are dropped and counted
-// ([Reader.Dropped]). Options.CrossHost turns it off for sitemaps declared
-// in robots.txt, which may list other hosts.
+// ([Reader.Dropped]). Paths are compared after their dot segments are
+// resolved, raw or percent-encoded (see [InScope]), so "/blog/../admin" and
+// "/blog/%2e%2e/admin" are outside "/blog/". Options.CrossHost turns the
+// rule off for sitemaps declared in robots.txt, which may list other hosts.
 //
 // # Walking and checking a site
 //

@@ -83,3 +83,29 @@ func FuzzParseLastMod(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResolvePath: resolving is idempotent, leaves no dot segment, encoded
+// separator or empty segment behind, and a page InScope of /blog/ resolves
+// to a path under /blog/.
+func FuzzResolvePath(f *testing.F) {
+	for _, s := range []string{"/blog/../admin", "/blog/%2e%2E/x", "/a/.%2e/b/./c/", "/..%2f..%5c\\x", "//a//b/..", "/%2", "/a.b/..c/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		r := resolvePath(p)
+		if !strings.HasPrefix(r, "/") || resolvePath(r) != r {
+			t.Fatalf("resolvePath(%q) = %q, not idempotent (%q)", p, r, resolvePath(r))
+		}
+		for _, seg := range strings.Split(r, "/")[1:] {
+			if seg == "." || seg == ".." {
+				t.Fatalf("resolvePath(%q) = %q keeps a dot segment", p, r)
+			}
+		}
+		if InScope("https://a.test/blog/sitemap.xml", "https://a.test"+p) && !strings.HasPrefix(r, "/blog/") {
+			t.Fatalf("%q in scope of /blog/ but resolves to %q", p, r)
+		}
+	})
+}
