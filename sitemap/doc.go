@@ -35,7 +35,12 @@
 // io.ErrUnexpectedEOF).
 //
 // Documents are read as UTF-8 (the protocol requires it); one whose XML
-// declaration says ISO-8859-1 or windows-1252 has its text converted.
+// declaration says ISO-8859-1 or windows-1252 has its text converted, and
+// one in UTF-16 (either byte order, recognised by its byte order mark or,
+// without one, by its zero bytes) is decoded to UTF-8 as it is read, under
+// the same byte limit. A document in any other encoding (UTF-32, or an XML
+// declaration naming, say, Shift_JIS) stops with an *[EncodingError]
+// before any entry: it is never read as an empty sitemap.
 //
 // Dates: see [ParseLastMod]. A date that cannot be parsed is reported on
 // its entry (Entry.LastModErr); it never stops the reader.

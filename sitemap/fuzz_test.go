@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // FuzzReader: no panic, only typed or prefixed errors, every entry a
@@ -106,6 +108,45 @@ func FuzzResolvePath(f *testing.F) {
 		}
 		if InScope("https://a.test/blog/sitemap.xml", "https://a.test"+p) && !strings.HasPrefix(r, "/blog/") {
 			t.Fatalf("%q in scope of /blog/ but resolves to %q", p, r)
+		}
+	})
+}
+
+// FuzzUTF16: the streaming UTF-16 decoder, read in chunks of any size,
+// gives exactly what unicode/utf16 gives for the whole input (a final odd
+// byte as U+FFFD), valid UTF-8 and no more than 3 bytes per 2 read; the
+// Reader then reads it without panic.
+func FuzzUTF16(f *testing.F) {
+	f.Add([]byte("<\x00u\x00"), false, uint8(1))
+	f.Add([]byte("\x00<\xd8\x34\xdd\x1e\x00"), true, uint8(3))
+	f.Add(utf16Bytes(`<urlset><url><loc>https://a.test/é</loc></url></urlset>`, false, true), false, uint8(7))
+	f.Fuzz(func(t *testing.T, data []byte, be bool, chunk uint8) {
+		units := make([]uint16, 0, len(data)/2)
+		for i := 0; i+1 < len(data); i += 2 {
+			if be {
+				units = append(units, uint16(data[i])<<8|uint16(data[i+1]))
+			} else {
+				units = append(units, uint16(data[i+1])<<8|uint16(data[i]))
+			}
+		}
+		want := string(utf16.Decode(units))
+		if len(data)%2 == 1 {
+			want += "\uFFFD"
+		}
+		d := newUTF16Reader(bytes.NewReader(data), be)
+		var got []byte
+		p := make([]byte, int(chunk)%16+1)
+		for tries := 0; tries < 10*len(data)+10; tries++ {
+			n, err := d.Read(p)
+			got = append(got, p[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		if string(got) != want || !utf8.Valid(got) || len(got) > 3*(len(data)+1)/2 {
+			t.Fatalf("decoded %q, want %q", got, want)
+		}
+		for range Read(bytes.NewReader(append([]byte{0xff, 0xfe}, data...)), &Options{MaxURLs: 10, MaxBytes: 1 << 16}) {
 		}
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -134,6 +133,7 @@ type Reader struct {
 	okPrefix   [][]byte // prefixes bound to a sitemap namespace
 	rootClosed bool
 	latin1     bool // the XML declaration says ISO-8859-1
+	utf16      bool // the document is UTF-16, decoded to UTF-8 as it is read
 	inMarkup   bool
 	inEntry    bool
 	foreign    int // depth inside an extension element
@@ -192,7 +192,7 @@ func (r *Reader) Entry() Entry { return r.entry }
 
 // Err returns the error that ended the reading, or nil at a clean end. It
 // is a *LimitError at a limit, a *SyntaxError for a truncated or unknown
-// document, or the error of the underlying reader (gzip, network). The
+// document, an *EncodingError for a character encoding it cannot decode, or the error of the underlying reader (gzip, network). The
 // entries read before it are valid.
 func (r *Reader) Err() error { return r.err }
 
@@ -250,6 +250,14 @@ func (r *Reader) open() {
 		}
 		br = bufio.NewReaderSize(zr, 512)
 		in = br
+	}
+	if !r.eof {
+		dec, err := detectUTF16(br)
+		if err != nil {
+			r.srcErr, r.eof = err, true
+		} else if dec != io.Reader(br) {
+			in, r.utf16 = dec, true
+		}
 	}
 	r.in = in
 }
@@ -954,17 +962,22 @@ func (r *Reader) setLoc() {
 // xmlDecl reads the XML declaration for its encoding. Documents are read
 // as UTF-8 (which covers US-ASCII); in one declared as ISO-8859-1 (or
 // windows-1252, read as ISO-8859-1) the captured text is converted to
-// UTF-8. Other encodings are read as UTF-8.
+// UTF-8; UTF-16 was recognised from its byte order mark (or zero bytes)
+// and is already decoded. Any other declared encoding stops the reader
+// with an *EncodingError: reading it as UTF-8 would yield wrong URLs.
 func (r *Reader) xmlDecl() bool {
 	if !r.readTag() {
 		return false
 	}
 	eachAttr(r.tag, func(name, val []byte) {
-		if string(name) == "encoding" {
-			switch strings.ToLower(string(val)) {
-			case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252":
-				r.latin1 = true
-			}
+		if string(name) != "encoding" || r.done {
+			return
+		}
+		switch encodingKind(string(val)) {
+		case "latin1":
+			r.latin1 = !r.utf16
+		case "bad":
+			r.done, r.err = true, newEncodingError(string(val))
 		}
 	})
 	return true
