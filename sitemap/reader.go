@@ -9,6 +9,8 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -141,8 +143,10 @@ type Reader struct {
 	fieldNest  int    // open elements inside the field
 	text       []byte // captured text of field
 	textOver   bool
+	textBad    bool   // a character reference in text decoded to white space or a control character
 	bare       []byte // direct text of <sitemap>/<url>, for a missing <loc>
 	bareOver   bool   // bare text longer than maxLoc
+	bareBad    bool   // like textBad, for bare
 	cur        Entry
 	curBad     bool
 	guid       []byte
@@ -729,6 +733,13 @@ func (r *Reader) isForeign() bool {
 	return false
 }
 
+// isEntry reports whether name (a lower-cased local name) opens or closes
+// an entry. In a <urlset>, a <sitemap> element is an entry too: it names a
+// child sitemap, not a page.
+func (r *Reader) isEntry(name string) bool {
+	return name == r.entryName() || (r.format == FormatURLSet && name == "sitemap")
+}
+
 func (r *Reader) entryName() string {
 	switch r.format {
 	case FormatURLSet:
@@ -766,12 +777,13 @@ func (r *Reader) startTag() {
 		return
 	}
 	name := string(r.local()) // no allocation: used only in comparisons
-	if name == r.entryName() {
+	if r.isEntry(name) {
 		if r.inEntry {
 			r.closeEntry()
 		}
 		if !selfClose {
 			r.beginEntry()
+			r.cur.IsSitemap = r.format == FormatIndex || name == "sitemap"
 		}
 		return
 	}
@@ -830,7 +842,7 @@ func (r *Reader) atomLink() {
 		}
 	})
 	if alternate && href != nil {
-		r.text = appendDecoded(r.text[:0], href)
+		r.text, r.textBad = appendDecoded(r.text[:0], href)
 		r.setLoc()
 	}
 }
@@ -842,12 +854,12 @@ func (r *Reader) startField(f int, selfClose bool) {
 	r.field = f
 	r.fieldNest = 0
 	r.text = r.text[:0]
-	r.textOver = false
+	r.textOver, r.textBad = false, false
 }
 
 func (r *Reader) endTag() {
 	name := string(r.local())
-	entry := name == r.entryName() && r.prefixOK()
+	entry := r.isEntry(name) && r.prefixOK()
 	if r.foreign > 0 {
 		if !entry {
 			r.foreign--
@@ -928,7 +940,13 @@ func (r *Reader) addText(b []byte, cdata bool) {
 	if cdata {
 		*dst = append(*dst, b...)
 	} else {
-		*dst = appendDecoded(*dst, b)
+		var bad bool
+		*dst, bad = appendDecoded(*dst, b)
+		if r.field == fNone {
+			r.bareBad = r.bareBad || bad
+		} else {
+			r.textBad = r.textBad || bad
+		}
 	}
 	if len(*dst) > limit {
 		*over = true
@@ -942,14 +960,14 @@ func (r *Reader) beginEntry() {
 	r.curBad = false
 	r.field = fNone
 	r.bare = r.bare[:0]
-	r.bareOver = false
+	r.bareOver, r.bareBad = false, false
 	r.guid = r.guid[:0]
 	r.updated = false
 }
 
 // setLoc stores r.text as the entry's URL.
 func (r *Reader) setLoc() {
-	if r.textOver {
+	if r.textOver || r.textBad {
 		r.curBad = true
 		return
 	}
@@ -1015,7 +1033,7 @@ func (r *Reader) endField() {
 			r.setLoc()
 		}
 	case fGUID:
-		if !r.textOver {
+		if !r.textOver && !r.textBad {
 			r.guid = append(r.guid[:0], r.text...)
 		}
 	case fLastMod, fPublished:
@@ -1056,7 +1074,7 @@ func (r *Reader) closeEntry() {
 			e.Loc = string(loc)
 		}
 	}
-	if e.Loc == "" && !r.curBad && !r.bareOver && len(r.bare) > 0 {
+	if e.Loc == "" && !r.curBad && !r.bareOver && !r.bareBad && len(r.bare) > 0 {
 		if loc := cleanLoc(r.bare); hasHTTPScheme(loc) {
 			e.Loc = string(loc)
 		}
@@ -1118,8 +1136,9 @@ func hasHTTPScheme(b []byte) bool {
 	return len(b) > 8 && (bytes.EqualFold(b[:7], []byte("http://")) || bytes.EqualFold(b[:8], []byte("https://")))
 }
 
-// validLoc accepts absolute http and https URLs with a host and no control
-// characters or spaces.
+// validLoc accepts absolute http and https URLs with a host, no control
+// characters or spaces, and no entity reference left unexpanded ("&nbsp;",
+// "&amp;" from double escaping): such a string is markup, not a URL.
 func validLoc(s string) bool {
 	var rest string
 	switch {
@@ -1138,7 +1157,34 @@ func validLoc(s string) bool {
 			return false
 		}
 	}
-	return true
+	return !hasEntityRef(s)
+}
+
+// hasEntityRef reports whether s holds an XML entity or character
+// reference: '&', a name (or '#' and digits), ';'.
+func hasEntityRef(s string) bool {
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		j := 0
+		if j < len(s) && s[j] == '#' {
+			j++
+		}
+		start := j
+		for j < len(s) && (isNameByte(s[j]) || (j > start && (s[j] == '-' || s[j] == '.' || ('0' <= s[j] && s[j] <= '9')))) {
+			j++
+		}
+		if j > start && j < len(s) && s[j] == ';' {
+			return true
+		}
+	}
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == ':' || ('0' <= c && c <= '9')
 }
 
 func equalFoldASCII(a, b string) bool {
@@ -1195,12 +1241,13 @@ func priority(b []byte) float64 {
 // appendDecoded appends b with the five predefined entities and numeric
 // character references decoded. Anything else (an undeclared &name;, a
 // reference to an invalid code point) is kept as written: nothing is
-// ever expanded from a DTD.
-func appendDecoded(dst, b []byte) []byte {
+// ever expanded from a DTD. ws reports a reference that decoded to white
+// space or a control character, which no URL holds.
+func appendDecoded(dst, b []byte) (out []byte, ws bool) {
 	for {
 		i := bytes.IndexByte(b, '&')
 		if i < 0 {
-			return append(dst, b...)
+			return append(dst, b...), ws
 		}
 		dst = append(dst, b[:i]...)
 		b = b[i:]
@@ -1211,6 +1258,7 @@ func appendDecoded(dst, b []byte) []byte {
 			continue
 		}
 		if c, ok := charRef(b[1:j]); ok {
+			ws = ws || unicode.IsSpace(c) || unicode.IsControl(c)
 			dst = utf8.AppendRune(dst, c)
 		} else {
 			dst = append(dst, b[:j+1]...)
