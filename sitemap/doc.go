@@ -42,6 +42,17 @@
 // declaration naming, say, Shift_JIS) stops with an *[EncodingError]
 // before any entry: it is never read as an empty sitemap.
 //
+// A sitemap's <loc> must be absolute, and a relative one is skipped as
+// invalid. A feed's relative link is resolved: an Atom href against the
+// xml:base of the link, its entry and the feed (each relative to the one
+// above) and the document URL (Options.Location); an RSS <link> against
+// the channel's xml:base and the document URL. A loc that still holds an
+// entity reference ("&nbsp;", or "&amp;" escaped twice), or whose
+// character references decode to white space or a control character, is
+// markup, not a URL: it is skipped and counted ([Reader.Invalid]). A
+// <sitemap> element inside a <urlset> is read as a child sitemap
+// (Entry.IsSitemap), never as a page.
+//
 // Dates: see [ParseLastMod]. A date that cannot be parsed is reported on
 // its entry (Entry.LastModErr); it never stops the reader.
 //

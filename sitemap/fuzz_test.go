@@ -3,6 +3,8 @@ package sitemap
 import (
 	"bytes"
 	"errors"
+	"html"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,6 +149,68 @@ func FuzzUTF16(f *testing.F) {
 			t.Fatalf("decoded %q, want %q", got, want)
 		}
 		for range Read(bytes.NewReader(append([]byte{0xff, 0xfe}, data...)), &Options{MaxURLs: 10, MaxBytes: 1 << 16}) {
+		}
+	})
+}
+
+// FuzzXMLBase: an Atom link resolved through nested xml:base attributes
+// is the RFC 3986 resolution of the chain (document URL, feed, entry,
+// link, href), always a valid URL inside the location rule, never a panic.
+func FuzzXMLBase(f *testing.F) {
+	f.Add("/blog/", "2024/", "05/", "p1")
+	f.Add("https://a.test/x/", "../y/", "", "../../z?q#f")
+	f.Add("", "", "", "//other.test/p")
+	f.Add("%zz", "&amp;", "javascript:", "p")
+	const doc = "https://a.test/feeds/atom.xml"
+	f.Fuzz(func(t *testing.T, feed, entry, link, href string) {
+		attr := func(name, v string) string {
+			if v == "" {
+				return ""
+			}
+			return " " + name + `="` + html.EscapeString(v) + `"`
+		}
+		in := `<feed` + attr("xml:base", feed) + `><entry` + attr("xml:base", entry) + `><link` + attr("xml:base", link) + attr("href", href) + `/></entry></feed>`
+		r := NewReader(strings.NewReader(in), &Options{Location: doc, MaxLocBytes: 512})
+		var got []string
+		for r.Next() {
+			e := r.Entry()
+			if !validLoc(e.Loc) || len(e.Loc) > 512 || !InScope(doc, e.Loc) {
+				t.Fatalf("bad entry %q", e.Loc)
+			}
+			got = append(got, e.Loc)
+		}
+		if len(got) > 1 {
+			t.Fatalf("%d entries from one link", len(got))
+		}
+		// The expected resolution, when every part is a clean reference.
+		base, _ := url.Parse(doc)
+		for _, b := range []string{feed, entry, link} {
+			if strings.TrimSpace(b) != b || strings.ContainsAny(b, "&\t\r\n") {
+				return
+			}
+			if b == "" {
+				continue
+			}
+			ref, err := url.Parse(b)
+			if err != nil {
+				return
+			}
+			if ref.IsAbs() {
+				if ref.Scheme != "http" && ref.Scheme != "https" || ref.Host == "" {
+					continue
+				}
+				base = ref
+			} else {
+				base = base.ResolveReference(ref)
+			}
+		}
+		ref, err := url.Parse(href)
+		if err != nil || href == "" || strings.TrimSpace(href) != href || strings.ContainsAny(href, "&\t\r\n") {
+			return
+		}
+		want := base.ResolveReference(ref).String()
+		if validLoc(want) && len(want) <= 512 && InScope(doc, want) && (len(got) != 1 || got[0] != want) {
+			t.Fatalf("got %q, want %q", got, want)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -134,8 +135,10 @@ type Reader struct {
 	rootPrefix []byte
 	okPrefix   [][]byte // prefixes bound to a sitemap namespace
 	rootClosed bool
-	latin1     bool // the XML declaration says ISO-8859-1
-	utf16      bool // the document is UTF-16, decoded to UTF-8 as it is read
+	latin1     bool     // the XML declaration says ISO-8859-1
+	utf16      bool     // the document is UTF-16, decoded to UTF-8 as it is read
+	feedBase   *url.URL // feeds: Options.Location with the root's xml:base applied
+	entryBase  *url.URL // Atom: feedBase with the entry's xml:base applied
 	inMarkup   bool
 	inEntry    bool
 	foreign    int // depth inside an extension element
@@ -238,6 +241,9 @@ func (r *Reader) open() {
 	r.buf = make([]byte, max(bufSize, 2*r.maxLoc+1024))
 	if r.opt.Location != "" && !r.opt.CrossHost {
 		r.scope, r.scoped = newScope(r.opt.Location)
+	}
+	if u, err := url.Parse(strings.TrimSpace(r.opt.Location)); err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		r.feedBase = u
 	}
 	br := bufio.NewReaderSize(r.src, 512)
 	var in io.Reader = br
@@ -700,9 +706,48 @@ func (r *Reader) root() {
 			r.okPrefix = append(r.okPrefix, append([]byte(nil), p...))
 		}
 	})
+	if r.format == FormatAtom || r.format == FormatRSS || r.format == FormatRDF {
+		r.feedBase = r.xmlBase(r.feedBase)
+	}
 	if r.selfClosing() {
 		r.rootClosed = true
 	}
+}
+
+// xmlBase returns base with the current tag's xml:base attribute applied
+// (RFC 3986 resolution), or base when the tag has none. A relative
+// xml:base with no base to resolve it against is ignored.
+func (r *Reader) xmlBase(base *url.URL) *url.URL {
+	eachAttr(r.tag, func(name, val []byte) {
+		if string(name) != "xml:base" {
+			return
+		}
+		dec, _ := appendDecoded(nil, bytes.TrimSpace(val))
+		ref, err := url.Parse(string(dec))
+		switch {
+		case err != nil:
+		case ref.IsAbs() && ref.Host != "" && (ref.Scheme == "http" || ref.Scheme == "https"):
+			base = ref
+		case base != nil && !ref.IsAbs():
+			base = base.ResolveReference(ref)
+		}
+	})
+	return base
+}
+
+// resolveLink makes a feed's relative link absolute against base (the
+// entry's xml:base, the feed's, or the document URL). It returns loc
+// unchanged when loc is already absolute or there is no base, and nil
+// when the reference cannot be parsed.
+func resolveLink(loc []byte, base *url.URL) []byte {
+	if base == nil || hasHTTPScheme(loc) {
+		return loc
+	}
+	ref, err := url.Parse(string(loc))
+	if err != nil || ref.IsAbs() {
+		return loc
+	}
+	return []byte(base.ResolveReference(ref).String())
 }
 
 // isForeign reports whether the current start tag belongs to an extension:
@@ -784,6 +829,9 @@ func (r *Reader) startTag() {
 		if !selfClose {
 			r.beginEntry()
 			r.cur.IsSitemap = r.format == FormatIndex || name == "sitemap"
+			if r.format == FormatAtom {
+				r.entryBase = r.xmlBase(r.feedBase)
+			}
 		}
 		return
 	}
@@ -829,7 +877,9 @@ func (r *Reader) startTag() {
 	}
 }
 
-// atomLink takes the first <link> with no rel or rel="alternate".
+// atomLink takes the first <link> with no rel or rel="alternate". A
+// relative href is resolved against the link's own xml:base, the entry's,
+// the feed's and the document URL (Options.Location), in that order.
 func (r *Reader) atomLink() {
 	var href []byte
 	alternate := true
@@ -843,7 +893,8 @@ func (r *Reader) atomLink() {
 	})
 	if alternate && href != nil {
 		r.text, r.textBad = appendDecoded(r.text[:0], href)
-		r.setLoc()
+		r.textOver = false
+		r.setLocBase(r.xmlBase(r.entryBase))
 	}
 }
 
@@ -966,12 +1017,21 @@ func (r *Reader) beginEntry() {
 }
 
 // setLoc stores r.text as the entry's URL.
-func (r *Reader) setLoc() {
+func (r *Reader) setLoc() { r.setLocBase(nil) }
+
+// setLocBase stores r.text as the entry's URL, resolved against base when
+// it is relative and base is not nil.
+func (r *Reader) setLocBase(base *url.URL) {
 	if r.textOver || r.textBad {
 		r.curBad = true
 		return
 	}
-	if loc := cleanLoc(r.text); len(loc) > 0 {
+	loc := resolveLink(cleanLoc(r.text), base)
+	if len(loc) > r.maxLoc {
+		r.curBad = true
+		return
+	}
+	if len(loc) > 0 {
 		r.cur.Loc = string(loc)
 		r.curBad = false
 	}
@@ -1030,7 +1090,7 @@ func (r *Reader) endField() {
 		r.setLoc()
 	case fLink:
 		if r.cur.Loc == "" {
-			r.setLoc()
+			r.setLocBase(r.feedBase)
 		}
 	case fGUID:
 		if !r.textOver && !r.textBad {

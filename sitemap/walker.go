@@ -132,6 +132,52 @@ func DefaultSitemapURL(site string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/sitemap.xml"}).String()
 }
 
+// DeclaredSitemaps returns the Sitemap lines of a robots.txt, as written
+// in the file, resolved against the robots.txt URL (RFC 3986: "/s.xml" and
+// "s.xml" become absolute), keeping only http and https URLs, without
+// duplicates (the same URL after lower-casing scheme and host and
+// dropping a default port and the fragment), in file order. A robotsURL
+// that is not an absolute URL leaves relative lines out.
+func DeclaredSitemaps(robotsURL string, lines []string) []string {
+	base, err := url.Parse(strings.TrimSpace(robotsURL))
+	if err != nil || !base.IsAbs() {
+		base = nil
+	}
+	out := make([]string, 0, len(lines))
+	seen := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		ref, err := url.Parse(l)
+		if err != nil || l == "" {
+			continue
+		}
+		if !ref.IsAbs() {
+			if base == nil {
+				continue
+			}
+			ref = base.ResolveReference(ref)
+		}
+		if (ref.Scheme != "http" && ref.Scheme != "https") || ref.Host == "" {
+			continue
+		}
+		u := ref.String()
+		if k := normURL(u); !seen[k] {
+			seen[k] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// robotsURL is the robots.txt URL of a site's origin.
+func robotsURL(site string) string {
+	u, err := url.Parse(site)
+	if err != nil || u.Host == "" {
+		return strings.TrimSuffix(site, "/") + "/robots.txt"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}).String()
+}
+
 // Walk fetches the given sitemaps (usually the robots.txt Sitemap: lines)
 // and their children, and calls fn for every page entry, in document
 // order. It makes no conditional requests and keeps no state (see Check).
@@ -152,8 +198,10 @@ func (w *Walker) Walk(ctx context.Context, sitemapURLs []string, fn func(Entry) 
 // saves the new read, and returns the difference.
 //
 // site is the site's origin ("https://example.com"); declared are the
-// sitemap URLs from its robots.txt (cross-host allowed), and when there
-// are none Check reads DefaultSitemapURL(site) under the location rule.
+// Sitemap lines of its robots.txt as written (cross-host allowed): Check
+// resolves relative ones against site's /robots.txt and drops duplicates
+// (see [DeclaredSitemaps]). When none is left Check reads
+// DefaultSitemapURL(site) under the location rule.
 // Per-file failures do not fail the check: that file's previous state is
 // kept, the result is not Complete (so nothing is Gone) and the failures
 // are in Report.Errors. Check returns an error only when the Store fails
@@ -164,7 +212,7 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 	if err != nil {
 		return nil, err
 	}
-	roots, cross := declared, true
+	roots, cross := DeclaredSitemaps(robotsURL(site), declared), true
 	if len(roots) == 0 {
 		roots, cross = []string{DefaultSitemapURL(site)}, false
 	}
