@@ -76,9 +76,13 @@
 //
 // # Lastmod and what moved
 //
-// [Diff] reports the pages that are new, whose lastmod moved, and that are
-// gone. Pages without a lastmod are reported as Unknown: the caller asks
-// them with If-Modified-Since. When a read's lastmods look generated
+// [Diff] reports the pages that are new, whose lastmod moved forward (or
+// that gained one), and that are gone, with a reason per page
+// (DiffResult.Changes). A lastmod that went backwards or lies in the
+// future is no evidence of a change, and pages without one say nothing:
+// these are reported as Unknown, and the caller asks them with
+// If-Modified-Since. Within one file a URL listed twice keeps its latest
+// lastmod; a lastmod written as 0001-01-01 is a date like any other. When a read's lastmods look generated
 // (build-time stamping, or dates in the future) the result is Untrusted,
 // and the caller should fall back to conditional requests instead of
 // refetching every page. The rule is documented on [Diff].

@@ -48,7 +48,8 @@ type SitemapState struct {
 	// Children lists the sitemaps of an index.
 	Children []string `json:"children,omitempty"`
 	// Pages maps the page URLs the file listed to their lastmod (zero:
-	// none given).
+	// none given; see [LastModOf]). A URL listed twice keeps its latest
+	// lastmod.
 	Pages map[string]time.Time `json:"pages,omitempty"`
 }
 

@@ -399,11 +399,11 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 		}
 		rep.Pages++
 		if keep {
-			lm := time.Time{}
-			if e.HasLastMod {
-				lm = e.LastMod
+			// A URL listed twice keeps its latest lastmod (a date beats none).
+			lm := LastModOf(e)
+			if old, seen := st.Pages[e.Loc]; !seen || lm.After(old) {
+				st.Pages[e.Loc] = lm
 			}
-			st.Pages[e.Loc] = lm
 		}
 		if fn != nil {
 			if err := fn(e); err != nil {
