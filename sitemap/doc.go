@@ -70,7 +70,10 @@
 // bot's User-Agent, pacing, robots.txt and signatures apply), follows
 // indexes up to a depth, reads each sitemap once per walk (self-references
 // and cycles are skipped), and caps the number of files and pages per
-// site. [Walker.Walk] streams the page entries; [Walker.Check] is the
+// site. [Walker.Walk] streams the page entries and returns the failures
+// as one bounded *[WalkError]; [Walker.WalkReport] also returns a [Report]
+// saying, file by file, what was fetched, answered 304, failed or skipped,
+// and why. [Walker.Check] is the
 // freshness check: conditional requests from the validators kept in a
 // [Store], then [Diff] against the previous read.
 //

@@ -9,6 +9,8 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -61,22 +63,139 @@ type Walker struct {
 	mem MemoryStore
 }
 
-// Report says what a walk did.
+// MaxReportedSkips is how many sitemaps skipped for a limit a [Report]
+// lists (in Files and Skipped); SkippedCount counts them all.
+const MaxReportedSkips = 100
+
+// MaxReportedErrors is how many per-file errors a *[WalkError] carries;
+// Count says how many there were.
+const MaxReportedErrors = 10
+
+// FileOutcome says what a walk did with one sitemap file. The values are
+// stable strings, fit for logs and reports.
+type FileOutcome string
+
+// The outcomes of a sitemap file in a walk.
+const (
+	// FileFetched: answered 200 and read to its end.
+	FileFetched FileOutcome = "fetched"
+	// FileNotModified: answered 304 to a conditional request; its last
+	// read stands.
+	FileNotModified FileOutcome = "not-modified"
+	// FileFailed: requested, but not read to its end (network error,
+	// status, syntax, encoding, a limit inside the file); Err says why.
+	FileFailed FileOutcome = "failed"
+	// FileDuplicate: redirected to a sitemap already read in this walk
+	// (a cycle): not read again.
+	FileDuplicate FileOutcome = "duplicate"
+	// FileSkippedDepth: not requested, nested deeper than MaxDepth.
+	FileSkippedDepth FileOutcome = "skipped-depth"
+	// FileSkippedMaxSitemaps: not requested, MaxSitemaps files reached.
+	FileSkippedMaxSitemaps FileOutcome = "skipped-max-sitemaps"
+	// FileSkippedMaxURLs: not requested, MaxURLs pages reached.
+	FileSkippedMaxURLs FileOutcome = "skipped-max-urls"
+)
+
+// FileReport is what a walk did with one sitemap file.
+//
+// It is plain data.
+type FileReport struct {
+	URL     string
+	Depth   int // 0 for the sitemaps the walk started from
+	Outcome FileOutcome
+	Status  int   // HTTP status; 0 when not requested or no response
+	Err     error // why it failed or was skipped; nil otherwise
+	// Pages, Children, Dropped and Invalid count the file's entries: page
+	// entries taken, child sitemaps, entries outside the location rule,
+	// entries without a usable URL.
+	Pages, Children, Dropped, Invalid int
+}
+
+// Report says what a walk did. Its size is bounded by the walk's limits:
+// one FileReport per file requested (at most MaxSitemaps), and at most
+// MaxReportedSkips skipped files listed.
 //
 // It is plain data; the zero Report describes a walk that made no
 // request.
 type Report struct {
-	Requests    int      // HTTP requests made
-	Fetched     int      // sitemaps read (200)
-	NotModified int      // sitemaps answered 304
-	Pages       int      // page entries read
-	Dropped     int      // entries dropped by the location rule
-	Invalid     int      // entries without a usable URL
-	Skipped     []string // sitemaps not fetched: cycle, depth or count limit
-	Errors      []error  // per-sitemap failures (status, syntax, limit)
+	Requests    int // HTTP requests made
+	Fetched     int // sitemaps read (200)
+	NotModified int // sitemaps answered 304
+	Pages       int // page entries read
+	Dropped     int // entries dropped by the location rule
+	Invalid     int // entries without a usable URL
+	// Files lists the sitemaps requested, in walk order, then the first
+	// MaxReportedSkips skipped for a limit.
+	Files []FileReport
+	// Skipped lists the URLs of the first MaxReportedSkips sitemaps not
+	// fetched for a limit (depth, file count, page count); SkippedCount
+	// counts them all.
+	Skipped      []string
+	SkippedCount int
+	// Duplicates counts sitemaps met again after being read (a
+	// self-reference, a cycle, a redirect to one already read): not
+	// failures, and not requested again.
+	Duplicates int
+	// Errors lists the per-sitemap failures (status, syntax, limit), at
+	// most one per file requested plus one per walk limit reached.
+	Errors []error
 	// Complete is true when every sitemap was read to its end.
 	Complete bool
 }
+
+// Err returns nil when the walk had no failure, else a *WalkError
+// carrying the first MaxReportedErrors of Errors, the first *LimitError of
+// each kind among the rest (so errors.Is still finds every limit
+// reached), and their count.
+func (r *Report) Err() error {
+	if r == nil || len(r.Errors) == 0 {
+		return nil
+	}
+	n := min(len(r.Errors), MaxReportedErrors)
+	carried := slices.Clone(r.Errors[:n])
+	for _, err := range r.Errors[n:] {
+		var le *LimitError
+		if errors.As(err, &le) && !slices.ContainsFunc(carried, func(c error) bool { return errors.Is(c, le.Err) }) {
+			carried = append(carried, err)
+		}
+	}
+	return &WalkError{Errors: carried, Count: len(r.Errors)}
+}
+
+// WalkError reports the per-file failures of a walk, bounded: the first
+// MaxReportedErrors of them (and one of each kind of limit reached), and
+// how many there were. errors.Is and
+// errors.As see the errors it carries (*StatusError, *LimitError,
+// *SyntaxError, *EncodingError, a network error).
+//
+// It is plain data; a WalkError with no Errors is never returned.
+type WalkError struct {
+	Errors []error // the first failures, in walk order
+	Count  int     // all failures, Errors included
+}
+
+func (e *WalkError) Error() string {
+	var b strings.Builder
+	b.WriteString("sitemap: ")
+	b.WriteString(strconv.Itoa(e.Count))
+	if e.Count == 1 {
+		b.WriteString(" sitemap failed: ")
+	} else {
+		b.WriteString(" sitemaps failed: ")
+	}
+	for i, err := range e.Errors {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(strings.TrimPrefix(err.Error(), "sitemap: "))
+	}
+	if more := e.Count - len(e.Errors); more > 0 {
+		fmt.Fprintf(&b, "; and %d more", more)
+	}
+	return b.String()
+}
+
+func (e *WalkError) Unwrap() []error { return e.Errors }
 
 // CheckResult is the outcome of [Walker.Check].
 //
@@ -182,14 +301,23 @@ func robotsURL(site string) string {
 // and their children, and calls fn for every page entry, in document
 // order. It makes no conditional requests and keeps no state (see Check).
 // An error from fn stops the walk and is returned. Otherwise Walk returns
-// the per-file errors joined (errors.As finds *StatusError, *LimitError,
-// *SyntaxError), after delivering every entry it could read.
+// the walk's failures as one bounded *WalkError (errors.As finds
+// *StatusError, *LimitError, *SyntaxError through it), or nil, after
+// delivering every entry it could read. [Walker.WalkReport] says more.
 func (w *Walker) Walk(ctx context.Context, sitemapURLs []string, fn func(Entry) error) error {
-	rep, err := w.walk(ctx, sitemapURLs, w.CrossHost, nil, nil, fn)
+	rep, err := w.WalkReport(ctx, sitemapURLs, fn)
 	if err != nil {
 		return err
 	}
-	return errors.Join(rep.Errors...)
+	return rep.Err()
+}
+
+// WalkReport is Walk with a report of what was fetched and skipped, and
+// why, file by file. Its error is only an error from fn or the end of ctx
+// (the report then says how far the walk got); per-file failures are in
+// the report (see [Report.Err]).
+func (w *Walker) WalkReport(ctx context.Context, sitemapURLs []string, fn func(Entry) error) (*Report, error) {
+	return w.walk(ctx, sitemapURLs, w.CrossHost, nil, nil, fn)
 }
 
 // Check is the freshness check of B9: it reads the site's sitemaps with
@@ -258,15 +386,21 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 	for i := len(roots) - 1; i >= 0; i-- {
 		stack = append(stack, job{url: strings.TrimSpace(roots[i])})
 	}
-	limited := make(map[error]bool)
-	skip := func(u string, limit error, max int) {
-		rep.Skipped = append(rep.Skipped, u)
+	limited := make(map[error]*LimitError)
+	skip := func(j job, why FileOutcome, limit error, max int) {
+		rep.SkippedCount++
 		rep.Complete = false
-		if !limited[limit] {
-			limited[limit] = true
-			rep.Errors = append(rep.Errors, &LimitError{Err: limit, Limit: int64(max), URLs: rep.Pages})
+		le := limited[limit]
+		if le == nil {
+			le = &LimitError{Err: limit, Limit: int64(max), URLs: rep.Pages}
+			limited[limit] = le
+			rep.Errors = append(rep.Errors, le)
 		}
-		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", u), slog.Any("reason", limit))
+		if len(rep.Skipped) < MaxReportedSkips {
+			rep.Skipped = append(rep.Skipped, j.url)
+			rep.Files = append(rep.Files, FileReport{URL: j.url, Depth: j.depth, Outcome: why, Err: le})
+			w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", j.url), slog.String("reason", string(why)))
+		}
 	}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -279,16 +413,16 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 		case seen[key]:
 			// A sitemap met twice (self-reference, cycle, duplicate) is
 			// read once; that is not a failure.
-			w.logger().LogAttrs(ctx, slog.LevelDebug, "sitemap: already read", slog.String("url", j.url))
+			rep.Duplicates++
 			continue
 		case j.depth > maxDepth:
-			skip(j.url, ErrTooDeep, maxDepth)
+			skip(j, FileSkippedDepth, ErrTooDeep, maxDepth)
 			continue
 		case rep.Requests >= maxFiles:
-			skip(j.url, ErrTooManySitemaps, maxFiles)
+			skip(j, FileSkippedMaxSitemaps, ErrTooManySitemaps, maxFiles)
 			continue
 		case rep.Pages >= maxPages:
-			skip(j.url, ErrTooManyURLs, maxPages)
+			skip(j, FileSkippedMaxURLs, ErrTooManyURLs, maxPages)
 			continue
 		}
 		seen[key] = true
@@ -296,7 +430,8 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 		if prev != nil {
 			old = prev.Sitemaps[j.url]
 		}
-		children, st, err := w.fetch(ctx, j.url, cross, old, rep, maxPages, seen, fn, cur != nil)
+		fr := FileReport{URL: j.url, Depth: j.depth, Outcome: FileFetched}
+		children, st, err := w.fetch(ctx, j.url, cross, old, rep, &fr, maxPages, seen, fn, cur != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return rep, ctx.Err()
@@ -305,10 +440,13 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			if errors.As(err, &fe) {
 				return rep, fe.err
 			}
+			fr.Outcome, fr.Err = FileFailed, err
 			rep.Errors = append(rep.Errors, err)
 			rep.Complete = false
 			w.logger().LogAttrs(ctx, slog.LevelWarn, "sitemap: read failed", slog.String("url", j.url), slog.Any("err", err))
 		}
+		fr.Children = len(children)
+		rep.Files = append(rep.Files, fr)
 		if cur != nil && st != nil {
 			cur.Sitemaps[j.url] = &st.SitemapState
 			if cur.Read.IsZero() {
@@ -332,7 +470,7 @@ func (e *fnError) Error() string { return e.err.Error() }
 // fetch reads one sitemap. It returns the children to visit (for an
 // index), the file's new state (when keep is set; on failure, the old
 // state merged with what could be read) and the file's error.
-func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
+func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, fr *FileReport, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sitemap: %w", err)
@@ -355,9 +493,12 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 	}()
+	fr.Status = resp.StatusCode
 	if final := resp.Request.URL.String(); final != u {
 		// A redirect to a sitemap already read is a cycle too.
 		if k := normURL(final); seen[k] {
+			rep.Duplicates++
+			fr.Outcome = FileDuplicate
 			return nil, carry(old), nil
 		} else {
 			seen[k] = true
@@ -366,6 +507,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	read := serverTime(resp)
 	switch {
 	case resp.StatusCode == http.StatusNotModified && old != nil:
+		fr.Outcome = FileNotModified
 		rep.NotModified++
 		st := carry(old)
 		st.read = read
@@ -398,6 +540,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 			return children, st.failed(old), &LimitError{Err: ErrTooManyURLs, Limit: int64(maxPages), URLs: rep.Pages, Bytes: rd.Offset()}
 		}
 		rep.Pages++
+		fr.Pages++
 		if keep {
 			// A URL listed twice keeps its latest lastmod (a date beats none).
 			lm := LastModOf(e)
@@ -413,6 +556,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	}
 	rep.Dropped += rd.Dropped()
 	rep.Invalid += rd.Invalid()
+	fr.Dropped, fr.Invalid = rd.Dropped(), rd.Invalid()
 	if rd.Dropped()+rd.Invalid() > 0 {
 		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: entries skipped", slog.String("url", u),
 			slog.Int("outside_location", rd.Dropped()), slog.Int("invalid", rd.Invalid()))
