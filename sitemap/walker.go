@@ -32,6 +32,18 @@ const (
 // such as A to B to A are skipped), follows at most MaxDepth index
 // levels, and stops at MaxSitemaps files or MaxURLs pages.
 //
+// Bounds. A walk makes at most MaxSitemaps requests and reads each file
+// within Options (by default the sitemaps.org 50 MiB and 50,000 URLs), in
+// constant memory per file. [Walker.Walk] holds one entry at a time.
+// [Walker.Check] holds, diffs and stores every page entry it takes, each
+// costing its URL plus about 100 bytes in memory and its URL plus about 40
+// bytes in the Store, and it takes at most MaxURLs of them (the default,
+// 1,000,000, is hundreds of megabytes): a caller that will crawl N pages
+// sets MaxURLs to N, and Keep to the pages it would crawl at all, so that
+// what is kept is bounded by what will be crawled. A [Report] holds one
+// FileReport per file requested and lists at most MaxReportedSkips
+// skipped files.
+//
 // The zero Walker is usable: http.DefaultClient, an in-memory Store,
 // polite limits. Set Client to the bot's client so its User-Agent,
 // pacing, robots.txt rules and signatures apply to sitemap requests.
@@ -44,10 +56,18 @@ type Walker struct {
 	// private to this Walker (created on first use).
 	Store Store
 	// MaxDepth, MaxSitemaps and MaxURLs bound one walk; zero means
-	// DefaultMaxDepth, DefaultMaxSitemaps and DefaultMaxSiteURLs.
+	// DefaultMaxDepth, DefaultMaxSitemaps and DefaultMaxSiteURLs. MaxURLs
+	// counts the page entries taken (passed to fn, or kept by Check,
+	// including those a 304 carries over from the last read); the walk
+	// stops reading when it is reached (see FileCut).
 	MaxDepth    int
 	MaxSitemaps int
 	MaxURLs     int
+	// Keep, when set, chooses the page entries a walk takes: an entry it
+	// rejects is read and counted (Report.Filtered) but not passed to fn,
+	// not kept by Check, and not counted against MaxURLs. Child sitemaps
+	// are not filtered. It is called from the walking goroutine.
+	Keep func(Entry) bool
 	// Options bounds each file (MaxURLs, MaxBytes, MaxLocBytes); nil means
 	// the sitemaps.org limits. Location and CrossHost are set per file by
 	// the Walker.
@@ -85,6 +105,11 @@ const (
 	// FileFailed: requested, but not read to its end (network error,
 	// status, syntax, encoding, a limit inside the file); Err says why.
 	FileFailed FileOutcome = "failed"
+	// FileCut: read until MaxURLs pages were taken; the rest of the file
+	// (and the files after it) were not read. It is not a failure: the
+	// file keeps its validators, and its state is the entries taken (a
+	// later Check with a larger MaxURLs reads it in full again).
+	FileCut FileOutcome = "cut-max-urls"
 	// FileDuplicate: redirected to a sitemap already read in this walk
 	// (a cycle): not read again.
 	FileDuplicate FileOutcome = "duplicate"
@@ -124,6 +149,7 @@ type Report struct {
 	Pages       int // page entries read
 	Dropped     int // entries dropped by the location rule
 	Invalid     int // entries without a usable URL
+	Filtered    int // page entries Walker.Keep rejected
 	// Files lists the sitemaps requested, in walk order, then the first
 	// MaxReportedSkips skipped for a limit.
 	Files []FileReport
@@ -141,6 +167,18 @@ type Report struct {
 	Errors []error
 	// Complete is true when every sitemap was read to its end.
 	Complete bool
+}
+
+// Failed returns the number of files requested that could not be read to
+// their end (Outcome FileFailed): a walk cut by its own limits has none.
+func (r *Report) Failed() int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Outcome == FileFailed {
+			n++
+		}
+	}
+	return n
 }
 
 // Err returns nil when the walk had no failure, else a *WalkError
@@ -351,10 +389,18 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 	}
 	cur.Complete = rep.Complete
 	if !cur.Complete && prev != nil {
-		// Keep what this read could not see, so nothing is lost.
-		for u, sm := range prev.Sitemaps {
-			if _, ok := cur.Sitemaps[u]; !ok {
+		// Keep what this read could not see, so nothing is lost, within
+		// MaxURLs pages in all.
+		kept := 0
+		for _, sm := range cur.Sitemaps {
+			kept += len(sm.Pages)
+		}
+		maxPages := orDefault(w.MaxURLs, DefaultMaxSiteURLs)
+		for _, u := range slices.Sorted(maps.Keys(prev.Sitemaps)) {
+			sm := prev.Sitemaps[u]
+			if _, ok := cur.Sitemaps[u]; !ok && kept+len(sm.Pages) <= maxPages {
 				cur.Sitemaps[u] = sm
+				kept += len(sm.Pages)
 			}
 		}
 	}
@@ -382,6 +428,7 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 	maxFiles := orDefault(w.MaxSitemaps, DefaultMaxSitemaps)
 	maxPages := orDefault(w.MaxURLs, DefaultMaxSiteURLs)
 	seen := make(map[string]bool)
+	taken := 0 // page entries taken: read, or carried over by a 304
 	stack := make([]job, 0, len(roots))
 	for i := len(roots) - 1; i >= 0; i-- {
 		stack = append(stack, job{url: strings.TrimSpace(roots[i])})
@@ -421,7 +468,7 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 		case rep.Requests >= maxFiles:
 			skip(j, FileSkippedMaxSitemaps, ErrTooManySitemaps, maxFiles)
 			continue
-		case rep.Pages >= maxPages:
+		case taken >= maxPages:
 			skip(j, FileSkippedMaxURLs, ErrTooManyURLs, maxPages)
 			continue
 		}
@@ -431,8 +478,14 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			old = prev.Sitemaps[j.url]
 		}
 		fr := FileReport{URL: j.url, Depth: j.depth, Outcome: FileFetched}
-		children, st, err := w.fetch(ctx, j.url, cross, old, rep, &fr, maxPages, seen, fn, cur != nil)
-		if err != nil {
+		children, st, err := w.fetch(ctx, j.url, cross, old, rep, &fr, &taken, maxPages, seen, fn, cur != nil)
+		var cut *LimitError
+		switch {
+		case errors.As(err, &cut) && cut.Err == ErrTooManyURLs && cut.Limit == int64(maxPages) && fr.Outcome == FileCut:
+			fr.Err = err
+			rep.Errors = append(rep.Errors, err)
+			rep.Complete = false
+		case err != nil:
 			if ctx.Err() != nil {
 				return rep, ctx.Err()
 			}
@@ -470,12 +523,12 @@ func (e *fnError) Error() string { return e.err.Error() }
 // fetch reads one sitemap. It returns the children to visit (for an
 // index), the file's new state (when keep is set; on failure, the old
 // state merged with what could be read) and the file's error.
-func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, fr *FileReport, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
+func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, fr *FileReport, taken *int, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sitemap: %w", err)
 	}
-	if old != nil {
+	if old != nil && (old.Cut == 0 || old.Cut >= maxPages) {
 		if old.ETag != "" {
 			req.Header.Set("If-None-Match", old.ETag)
 		}
@@ -509,6 +562,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	case resp.StatusCode == http.StatusNotModified && old != nil:
 		fr.Outcome = FileNotModified
 		rep.NotModified++
+		*taken += len(old.Pages)
 		st := carry(old)
 		st.read = read
 		return old.Children, st, nil
@@ -535,10 +589,20 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 			children = append(children, e.Loc)
 			continue
 		}
-		if rep.Pages >= maxPages {
-			rep.Complete = false
-			return children, st.failed(old), &LimitError{Err: ErrTooManyURLs, Limit: int64(maxPages), URLs: rep.Pages, Bytes: rd.Offset()}
+		if w.Keep != nil && !w.Keep(e) {
+			rep.Filtered++
+			continue
 		}
+		if *taken >= maxPages {
+			// The caller's cap: what was taken stands, validators
+			// included (a 304 next time means the same first entries).
+			fr.Outcome = FileCut
+			if keep {
+				st.Children, st.Cut = children, maxPages
+			}
+			return children, st, &LimitError{Err: ErrTooManyURLs, Limit: int64(maxPages), URLs: rep.Pages, Bytes: rd.Offset()}
+		}
+		*taken++
 		rep.Pages++
 		fr.Pages++
 		if keep {
