@@ -27,10 +27,15 @@ func FuzzReader(f *testing.F) {
 		`<!DOCTYPE x [<!ENTITY a "&a;&a;">]><urlset><url><loc>https://a.test/&a;&#x41;<![CDATA[x]]></loc></url>`,
 		"\xef\xbb\xbf<urlset><url><loc><url>https://a.test/</url></loc><loc>https://a.test/2</loc>",
 		"<?xml version='1.0' encoding='latin1'?><urlset><url><loc>https://a.test/\xe9&amp;</loc></url></urlset>",
+		`<feed xml:base="/b/"><entry xml:base="c/"><link xml:base="d/" href="../e"/></entry></feed>`,
+		`<urlset><url><loc>https://a.test/&nbsp;&#32;</loc></url><sitemap><loc>https://a.test/s.xml</loc></sitemap></urlset>`,
+		`<?xml version="1.0" encoding="Shift_JIS"?><urlset/>`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
 		f.Add(gzBytes([]byte(s)))
+		f.Add(utf16Bytes(s, false, true))
+		f.Add(utf16Bytes(s, true, false))
 	}
 	if files, err := filepath.Glob(filepath.Join(samplesDir, "*")); err == nil {
 		for _, name := range files {
