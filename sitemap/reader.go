@@ -98,8 +98,9 @@ const (
 //
 // It is safe by construction: it is not an XML parser and never expands
 // entities (only the five predefined ones and numeric character references
-// are decoded; a DTD is skipped, never fetched, and an undeclared &name;
-// stays as written), never buffers more than one URL, and stops with a
+// are decoded; a DTD is skipped, never fetched, and a URL holding an
+// undeclared &name; is skipped as invalid), never buffers more than one
+// URL, and stops with a
 // *LimitError at Options.MaxURLs entries or Options.MaxBytes bytes.
 //
 // The zero Reader has nothing to read: Next returns false and Err reports
