@@ -72,3 +72,31 @@ func TestCheck_KeptBoundedByMaxURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck_IndexChildrenBoundedByMaxSitemaps: an index listing more
+// children than a walk may fetch keeps (in memory and in the Store) no
+// more than MaxSitemaps of them, counts the rest as skipped, and is read
+// in full next time.
+func TestCheck_IndexChildrenBoundedByMaxSitemaps(t *testing.T) {
+	s := bigSite(t, 50, 1)
+	ctx := context.Background()
+	store := &MemoryStore{}
+	w := &Walker{Client: s.srv.Client(), Store: store, MaxSitemaps: 5}
+	res, err := w.Check(ctx, s.srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := s.counts()
+	st, _ := store.Load(ctx, s.srv.URL)
+	idx := st.Sitemaps[s.srv.URL+"/sitemap.xml"]
+	if req != 5 || idx == nil || len(idx.Children) != 5 || idx.ETag != "" || res.SkippedCount != 46 || res.Listed != 4 {
+		t.Fatalf("requests %d, index state %+v, skipped %d, listed %d; want 5 requests, 5 children kept without validators, 46 skipped, 4 listed",
+			req, idx, res.SkippedCount, res.Listed)
+	}
+	if _, err := w.Check(ctx, s.srv.URL, nil); err != nil {
+		t.Fatal(err)
+	}
+	if req, cond := s.counts(); req != 5 || cond != 4 {
+		t.Errorf("second check: %d requests, %d conditional; want 5, 4 (the index in full)", req, cond)
+	}
+}

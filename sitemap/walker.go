@@ -34,7 +34,10 @@ const (
 //
 // Bounds. A walk makes at most MaxSitemaps requests and reads each file
 // within Options (by default the sitemaps.org 50 MiB and 50,000 URLs), in
-// constant memory per file. [Walker.Walk] holds one entry at a time.
+// constant memory per file; an index keeps at most MaxSitemaps children
+// (the most a walk can fetch: the rest are counted as skipped, and such an
+// index is read in full each time). [Walker.Walk] holds one entry at a
+// time.
 // [Walker.Check] holds, diffs and stores every page entry it takes, each
 // costing its URL plus about 100 bytes in memory and its URL plus about 40
 // bytes in the Store, and it takes at most MaxURLs of them (the default,
@@ -150,8 +153,8 @@ type Report struct {
 	Dropped     int // entries dropped by the location rule
 	Invalid     int // entries without a usable URL
 	Filtered    int // page entries Walker.Keep rejected
-	// Files lists the sitemaps requested, in walk order, then the first
-	// MaxReportedSkips skipped for a limit.
+	// Files lists the sitemaps requested and the first MaxReportedSkips
+	// skipped for a limit, in walk order.
 	Files []FileReport
 	// Skipped lists the URLs of the first MaxReportedSkips sitemaps not
 	// fetched for a limit (depth, file count, page count); SkippedCount
@@ -427,27 +430,12 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 	maxDepth := orDefault(w.MaxDepth, DefaultMaxDepth)
 	maxFiles := orDefault(w.MaxSitemaps, DefaultMaxSitemaps)
 	maxPages := orDefault(w.MaxURLs, DefaultMaxSiteURLs)
-	seen := make(map[string]bool)
-	taken := 0 // page entries taken: read, or carried over by a 304
+	run := &walkRun{w: w, ctx: ctx, cross: cross, rep: rep, fn: fn, keep: cur != nil,
+		seen: make(map[string]bool), maxPages: maxPages, maxFiles: maxFiles, limited: make(map[error]*LimitError)}
+	seen := run.seen
 	stack := make([]job, 0, len(roots))
 	for i := len(roots) - 1; i >= 0; i-- {
 		stack = append(stack, job{url: strings.TrimSpace(roots[i])})
-	}
-	limited := make(map[error]*LimitError)
-	skip := func(j job, why FileOutcome, limit error, max int) {
-		rep.SkippedCount++
-		rep.Complete = false
-		le := limited[limit]
-		if le == nil {
-			le = &LimitError{Err: limit, Limit: int64(max), URLs: rep.Pages}
-			limited[limit] = le
-			rep.Errors = append(rep.Errors, le)
-		}
-		if len(rep.Skipped) < MaxReportedSkips {
-			rep.Skipped = append(rep.Skipped, j.url)
-			rep.Files = append(rep.Files, FileReport{URL: j.url, Depth: j.depth, Outcome: why, Err: le})
-			w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", j.url), slog.String("reason", string(why)))
-		}
 	}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -463,13 +451,13 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			rep.Duplicates++
 			continue
 		case j.depth > maxDepth:
-			skip(j, FileSkippedDepth, ErrTooDeep, maxDepth)
+			run.skip(j, FileSkippedDepth, ErrTooDeep, maxDepth)
 			continue
 		case rep.Requests >= maxFiles:
-			skip(j, FileSkippedMaxSitemaps, ErrTooManySitemaps, maxFiles)
+			run.skip(j, FileSkippedMaxSitemaps, ErrTooManySitemaps, maxFiles)
 			continue
-		case taken >= maxPages:
-			skip(j, FileSkippedMaxURLs, ErrTooManyURLs, maxPages)
+		case run.taken >= maxPages:
+			run.skip(j, FileSkippedMaxURLs, ErrTooManyURLs, maxPages)
 			continue
 		}
 		seen[key] = true
@@ -478,10 +466,11 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			old = prev.Sitemaps[j.url]
 		}
 		fr := FileReport{URL: j.url, Depth: j.depth, Outcome: FileFetched}
-		children, st, err := w.fetch(ctx, j.url, cross, old, rep, &fr, &taken, maxPages, seen, fn, cur != nil)
-		var cut *LimitError
+		at := len(rep.Files) // the file's report comes before the skips it causes
+		rep.Files = append(rep.Files, fr)
+		children, st, err := run.fetch(j.url, old, &fr)
 		switch {
-		case errors.As(err, &cut) && cut.Err == ErrTooManyURLs && cut.Limit == int64(maxPages) && fr.Outcome == FileCut:
+		case fr.Outcome == FileCut: // the caller's cap, not a failure
 			fr.Err = err
 			rep.Errors = append(rep.Errors, err)
 			rep.Complete = false
@@ -499,7 +488,7 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 			w.logger().LogAttrs(ctx, slog.LevelWarn, "sitemap: read failed", slog.String("url", j.url), slog.Any("err", err))
 		}
 		fr.Children = len(children)
-		rep.Files = append(rep.Files, fr)
+		rep.Files[at] = fr
 		if cur != nil && st != nil {
 			cur.Sitemaps[j.url] = &st.SitemapState
 			if cur.Read.IsZero() {
@@ -516,6 +505,45 @@ func (w *Walker) walk(ctx context.Context, roots []string, cross bool, prev, cur
 	return rep, nil
 }
 
+// walkRun is the state of one walk that fetch shares.
+type walkRun struct {
+	w                  *Walker
+	ctx                context.Context
+	cross              bool // the location rule is off
+	rep                *Report
+	fn                 func(Entry) error // nil: no streaming
+	keep               bool              // record each file's state (Check)
+	seen               map[string]bool   // normURL of the sitemaps read
+	taken              int               // page entries taken: read, or carried over by a 304
+	maxPages, maxFiles int
+	limited            map[error]*LimitError // the walk limits reached
+}
+
+// skip records a sitemap not fetched for a walk limit: counted, and
+// listed while fewer than MaxReportedSkips are.
+func (r *walkRun) skip(j job, why FileOutcome, limit error, max int) {
+	r.rep.SkippedCount++
+	le := r.limit(limit, max)
+	if len(r.rep.Skipped) < MaxReportedSkips {
+		r.rep.Skipped = append(r.rep.Skipped, j.url)
+		r.rep.Files = append(r.rep.Files, FileReport{URL: j.url, Depth: j.depth, Outcome: why, Err: le})
+		r.w.logger().LogAttrs(r.ctx, slog.LevelInfo, "sitemap: skipped", slog.String("url", j.url), slog.String("reason", string(why)))
+	}
+}
+
+// limit records that the walk reached one of its limits: the walk is not
+// Complete, and the first time, a *LimitError joins the report's Errors.
+func (r *walkRun) limit(limit error, max int) *LimitError {
+	r.rep.Complete = false
+	le := r.limited[limit]
+	if le == nil {
+		le = &LimitError{Err: limit, Limit: int64(max), URLs: r.rep.Pages}
+		r.limited[limit] = le
+		r.rep.Errors = append(r.rep.Errors, le)
+	}
+	return le
+}
+
 type fnError struct{ err error }
 
 func (e *fnError) Error() string { return e.err.Error() }
@@ -523,7 +551,8 @@ func (e *fnError) Error() string { return e.err.Error() }
 // fetch reads one sitemap. It returns the children to visit (for an
 // index), the file's new state (when keep is set; on failure, the old
 // state merged with what could be read) and the file's error.
-func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapState, rep *Report, fr *FileReport, taken *int, maxPages int, seen map[string]bool, fn func(Entry) error, keep bool) ([]string, *fileState, error) {
+func (r *walkRun) fetch(u string, old *SitemapState, fr *FileReport) ([]string, *fileState, error) {
+	w, ctx, rep, keep, maxPages := r.w, r.ctx, r.rep, r.keep, r.maxPages
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sitemap: %w", err)
@@ -549,12 +578,12 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	fr.Status = resp.StatusCode
 	if final := resp.Request.URL.String(); final != u {
 		// A redirect to a sitemap already read is a cycle too.
-		if k := normURL(final); seen[k] {
+		if k := normURL(final); r.seen[k] {
 			rep.Duplicates++
 			fr.Outcome = FileDuplicate
 			return nil, carry(old), nil
 		} else {
-			seen[k] = true
+			r.seen[k] = true
 		}
 	}
 	read := serverTime(resp)
@@ -562,7 +591,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	case resp.StatusCode == http.StatusNotModified && old != nil:
 		fr.Outcome = FileNotModified
 		rep.NotModified++
-		*taken += len(old.Pages)
+		r.taken += len(old.Pages)
 		st := carry(old)
 		st.read = read
 		return old.Children, st, nil
@@ -574,7 +603,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	if w.Options != nil {
 		opt = *w.Options
 	}
-	opt.Location, opt.CrossHost = resp.Request.URL.String(), cross
+	opt.Location, opt.CrossHost = resp.Request.URL.String(), r.cross
 	st := &fileState{read: read}
 	if keep {
 		st.ETag = resp.Header.Get("ETag")
@@ -582,18 +611,26 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 		st.Pages = make(map[string]time.Time)
 	}
 	var children []string
+	extra := false // children past maxFiles were skipped
 	rd := NewReader(resp.Body, &opt)
 	for rd.Next() {
 		e := rd.Entry()
 		if e.IsSitemap {
-			children = append(children, e.Loc)
+			// No walk fetches more than maxFiles sitemaps: the children
+			// past that many are counted as skipped, not kept.
+			if len(children) < r.maxFiles {
+				children = append(children, e.Loc)
+			} else {
+				extra = true
+				r.skip(job{url: e.Loc, depth: fr.Depth + 1}, FileSkippedMaxSitemaps, ErrTooManySitemaps, r.maxFiles)
+			}
 			continue
 		}
 		if w.Keep != nil && !w.Keep(e) {
 			rep.Filtered++
 			continue
 		}
-		if *taken >= maxPages {
+		if r.taken >= maxPages {
 			// The caller's cap: what was taken stands, validators
 			// included (a 304 next time means the same first entries).
 			fr.Outcome = FileCut
@@ -602,7 +639,7 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 			}
 			return children, st, &LimitError{Err: ErrTooManyURLs, Limit: int64(maxPages), URLs: rep.Pages, Bytes: rd.Offset()}
 		}
-		*taken++
+		r.taken++
 		rep.Pages++
 		fr.Pages++
 		if keep {
@@ -612,8 +649,8 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 				st.Pages[e.Loc] = lm
 			}
 		}
-		if fn != nil {
-			if err := fn(e); err != nil {
+		if r.fn != nil {
+			if err := r.fn(e); err != nil {
 				return nil, nil, &fnError{err}
 			}
 		}
@@ -624,6 +661,13 @@ func (w *Walker) fetch(ctx context.Context, u string, cross bool, old *SitemapSt
 	if rd.Dropped()+rd.Invalid() > 0 {
 		w.logger().LogAttrs(ctx, slog.LevelInfo, "sitemap: entries skipped", slog.String("url", u),
 			slog.Int("outside_location", rd.Dropped()), slog.Int("invalid", rd.Invalid()))
+	}
+	if extra {
+		if keep {
+			// The children kept are not the whole index: read it in full
+			// next time rather than trusting a 304.
+			st.ETag, st.LastModified = "", ""
+		}
 	}
 	if keep {
 		st.Children = children
