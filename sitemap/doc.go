@@ -75,7 +75,10 @@
 // saying, file by file, what was fetched, answered 304, failed or skipped,
 // and why. [Walker.Check] is the
 // freshness check: conditional requests from the validators kept in a
-// [Store], then [Diff] against the previous read.
+// [Store], then [Diff] against the previous read. What a walk takes, and
+// so what Check holds and stores, is bounded by Walker.MaxURLs and chosen
+// by Walker.Keep: set them to what the bot will crawl (see [Walker] for
+// every bound).
 //
 // # Lastmod and what moved
 //

@@ -219,3 +219,24 @@ func FuzzXMLBase(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDeclaredSitemaps: robots.txt Sitemap lines resolve to absolute
+// http(s) URLs, never more than were given, without duplicates.
+func FuzzDeclaredSitemaps(f *testing.F) {
+	f.Add("/sitemap.xml\nsitemap.xml\nhttps://A.test:443/sitemap.xml#x\n//o.test/s\nftp://x/y\n%zz")
+	f.Fuzz(func(t *testing.T, lines string) {
+		in := strings.Split(lines, "\n")
+		out := DeclaredSitemaps("https://a.test/robots.txt", in)
+		if len(out) > len(in) {
+			t.Fatalf("%d out of %d", len(out), len(in))
+		}
+		seen := map[string]bool{}
+		for _, u := range out {
+			p, err := url.Parse(u)
+			if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || seen[normURL(u)] {
+				t.Fatalf("bad or duplicate %q in %q", u, out)
+			}
+			seen[normURL(u)] = true
+		}
+	})
+}

@@ -321,6 +321,9 @@ func DeclaredSitemaps(robotsURL string, lines []string) []string {
 			continue
 		}
 		u := ref.String()
+		if _, err := url.Parse(u); err != nil {
+			continue // resolved into something that is not a URL ("https://h::")
+		}
 		if k := normURL(u); !seen[k] {
 			seen[k] = true
 			out = append(out, u)
