@@ -37,13 +37,13 @@ const (
 // constant memory per file; an index keeps at most MaxSitemaps children
 // (the most a walk can fetch: the rest are counted as skipped, and such an
 // index is read in full each time). [Walker.Walk] holds one entry at a
-// time.
-// [Walker.Check] holds, diffs and stores every page entry it takes, each
-// costing its URL plus about 100 bytes in memory and its URL plus about 40
-// bytes in the Store, and it takes at most MaxURLs of them (the default,
-// 1,000,000, is hundreds of megabytes): a caller that will crawl N pages
-// sets MaxURLs to N, and Keep to the pages it would crawl at all, so that
-// what is kept is bounded by what will be crawled. A [Report] holds one
+// time. [Walker.Check] holds, diffs and stores every page entry it takes
+// (a few hundred bytes of memory each at its peak, and its URL plus about
+// 40 bytes in the Store), and it takes at most MaxURLs of them: at the
+// default, 1,000,000, one read was measured at about 520 MiB of heap and a
+// 66 MB state file. A caller that will crawl N pages sets MaxURLs to N,
+// and Keep to the pages it would crawl at all, so that what is kept is
+// bounded by what will be crawled. A [Report] holds one
 // FileReport per file requested and lists at most MaxReportedSkips
 // skipped files.
 //
