@@ -37,8 +37,9 @@
 // Documents are read as UTF-8 (the protocol requires it); one whose XML
 // declaration says ISO-8859-1 or windows-1252 has its text converted, and
 // one in UTF-16 (either byte order, recognised by its byte order mark or,
-// without one, by its zero bytes) is decoded to UTF-8 as it is read, under
-// the same byte limit. A document in any other encoding (UTF-32, or an XML
+// without one, by its zero bytes) is decoded to UTF-8 as it is read, in
+// fixed memory; the byte limit applies to the UTF-8, so at most twice as
+// many UTF-16 bytes are read. A document in any other encoding (UTF-32, or an XML
 // declaration naming, say, Shift_JIS) stops with an *[EncodingError]
 // before any entry: it is never read as an empty sitemap.
 //
