@@ -100,8 +100,8 @@ const (
 // entities (only the five predefined ones and numeric character references
 // are decoded; a DTD is skipped, never fetched, and a URL holding an
 // undeclared &name; is skipped as invalid), never buffers more than one
-// URL, and stops with a
-// *LimitError at Options.MaxURLs entries or Options.MaxBytes bytes.
+// URL, and stops with a *LimitError at Options.MaxURLs entries or
+// Options.MaxBytes bytes.
 //
 // The zero Reader has nothing to read: Next returns false and Err reports
 // that it was not made by [NewReader]. A Reader is not safe for concurrent
@@ -200,8 +200,9 @@ func (r *Reader) Entry() Entry { return r.entry }
 
 // Err returns the error that ended the reading, or nil at a clean end. It
 // is a *LimitError at a limit, a *SyntaxError for a truncated or unknown
-// document, an *EncodingError for a character encoding it cannot decode, or the error of the underlying reader (gzip, network). The
-// entries read before it are valid.
+// document, an *EncodingError for a character encoding it cannot decode,
+// or the error of the underlying reader (gzip, network). The entries read
+// before it are valid.
 func (r *Reader) Err() error { return r.err }
 
 // All returns an iterator over the entries. At the end, if reading failed,
@@ -738,8 +739,8 @@ func (r *Reader) xmlBase(base *url.URL) *url.URL {
 
 // resolveLink makes a feed's relative link absolute against base (the
 // entry's xml:base, the feed's, or the document URL). It returns loc
-// unchanged when loc is already absolute or there is no base, and nil
-// when the reference cannot be parsed.
+// unchanged when loc is already absolute, cannot be parsed, or there is
+// no base (such a loc is then rejected as invalid).
 func resolveLink(loc []byte, base *url.URL) []byte {
 	if base == nil || hasHTTPScheme(loc) {
 		return loc
@@ -1042,8 +1043,10 @@ func (r *Reader) setLocBase(base *url.URL) {
 // as UTF-8 (which covers US-ASCII); in one declared as ISO-8859-1 (or
 // windows-1252, read as ISO-8859-1) the captured text is converted to
 // UTF-8; UTF-16 was recognised from its byte order mark (or zero bytes)
-// and is already decoded. Any other declared encoding stops the reader
-// with an *EncodingError: reading it as UTF-8 would yield wrong URLs.
+// and is already decoded (a declaration saying UTF-16 on a document with
+// no zero bytes is read as the UTF-8 it is). Any other declared encoding
+// stops the reader with an *EncodingError: reading it as UTF-8 would
+// yield wrong URLs.
 func (r *Reader) xmlDecl() bool {
 	if !r.readTag() {
 		return false
