@@ -29,14 +29,26 @@ const (
 
 // bigSitemap serves, on host big.test, an index of bigFiles child
 // sitemaps, each generated on the fly (streamed, never held in memory)
-// with bigPerFile URLs. It counts the page entries it wrote.
+// with bigPerFile URLs, all with an ETag that never changes. It counts
+// the page entries it wrote.
 func bigSitemap(w *fetchtest.Web) *atomic.Int64 {
 	var written atomic.Int64
+	unchanged := func(rw http.ResponseWriter, r *http.Request) bool {
+		rw.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			rw.WriteHeader(http.StatusNotModified)
+			return true
+		}
+		rw.Header().Set("Content-Type", "application/xml")
+		return false
+	}
 	h := w.Host("big.test")
 	h.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n\nSitemap: /sitemap_index.xml\n"))
 	h.Handle("/", fetchtest.HTML(`<p>home</p>`))
 	h.Handle("/sitemap_index.xml", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", "application/xml")
+		if unchanged(rw, r) {
+			return
+		}
 		var b strings.Builder
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
 		for i := range bigFiles {
@@ -47,7 +59,9 @@ func bigSitemap(w *fetchtest.Web) *atomic.Int64 {
 	}))
 	for i := range bigFiles {
 		h.Handle(fmt.Sprintf("/sitemaps/%d.xml", i), http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-			rw.Header().Set("Content-Type", "application/xml")
+			if unchanged(rw, r) {
+				return
+			}
 			bw := bufio.NewWriterSize(rw, 64<<10)
 			bw.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
 			for j := range bigPerFile {
@@ -108,7 +122,8 @@ func vmHWM() uint64 {
 // (an index of 20 × 50,000, within the walker's defaults), served over
 // loopback and generated on the fly, does not drive a 3-page crawl's
 // memory or state file: the walker takes no more entries than the page
-// cap, stops reading there, and the state file keeps only those.
+// cap, stops reading there, and the state file keeps only those; the
+// freshness check that follows costs two 304s.
 func TestBothy_SitemapMemoryBoundedByPageCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads a generated 1,000,000-URL sitemap over loopback")
@@ -164,5 +179,17 @@ func TestBothy_SitemapMemoryBoundedByPageCap(t *testing.T) {
 	}
 	if fi.Size() > 1<<20 {
 		t.Errorf("state file %d KiB, want under 1 MiB", fi.Size()>>10)
+	}
+
+	// -fresh on the unchanged site: the index and the cut file answer 304
+	// (the cut file kept its validators), nothing else is requested.
+	w.Reset()
+	out = bottest.RunScaled(t, bothy.Run, tr, 0.001, crawlArgs(t, state, "-max-pages", "3", "-fresh", "http://big.test/")...)
+	var got []string
+	for _, r := range w.RequestsTo("big.test") {
+		got = append(got, fmt.Sprintf("%s %d", r.Path, r.Status))
+	}
+	if want := "[/sitemap_index.xml 304 /sitemaps/0.xml 304]"; out.Code != 0 || fmt.Sprint(got) != want {
+		t.Errorf("-fresh: exit %d, requests %v; want %s\n%s", out.Code, got, want, out.Stderr)
 	}
 }
