@@ -97,6 +97,9 @@ var (
 	ErrFormat = errors.New("sitemap: unknown format")
 	// ErrBadDate: a lastmod that could not be parsed (per entry, see Entry.LastModErr).
 	ErrBadDate = errors.New("sitemap: bad date")
+	// ErrEncoding: the document is in a character encoding the reader
+	// cannot decode (see EncodingError).
+	ErrEncoding = errors.New("sitemap: unsupported character encoding")
 	// ErrStatus: a sitemap request answered with a status other than 200 or 304.
 	ErrStatus = errors.New("sitemap: unexpected HTTP status")
 )

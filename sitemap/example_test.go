@@ -152,3 +152,37 @@ func ExampleWalker_Walk() {
 	// /contact
 	// <nil>
 }
+
+// WalkReport says what happened to each file; MaxURLs and Keep bound what
+// the walk takes to what the caller will crawl.
+func ExampleWalker_WalkReport() {
+	mux := http.NewServeMux()
+	var srv *httptest.Server
+	mux.HandleFunc("/sitemap_index.xml", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<sitemapindex><sitemap><loc>%[1]s/a.xml</loc></sitemap><sitemap><loc>%[1]s/gone.xml</loc></sitemap><sitemap><loc>%[1]s/b.xml</loc></sitemap></sitemapindex>`, srv.URL)
+	})
+	mux.HandleFunc("/a.xml", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<urlset><url><loc>%[1]s/1</loc></url><url><loc>https://cdn.example/x.png</loc></url><url><loc>%[1]s/2</loc></url><url><loc>%[1]s/3</loc></url></urlset>`, srv.URL)
+	})
+	srv = httptest.NewServer(mux)
+	defer srv.Close()
+
+	w := &sitemap.Walker{Client: srv.Client(), CrossHost: true, MaxURLs: 2,
+		Keep: func(e sitemap.Entry) bool { return strings.HasPrefix(e.Loc, srv.URL+"/") }}
+	rep, err := w.WalkReport(context.Background(), []string{srv.URL + "/sitemap_index.xml"}, func(e sitemap.Entry) error {
+		fmt.Println("page", strings.TrimPrefix(e.Loc, srv.URL))
+		return nil
+	})
+	for _, f := range rep.Files {
+		fmt.Println(strings.TrimPrefix(f.URL, srv.URL), f.Outcome, f.Status, f.Pages)
+	}
+	fmt.Println("filtered:", rep.Filtered, "failed:", rep.Failed(), "err:", err)
+	// Output:
+	// page /1
+	// page /2
+	// /sitemap_index.xml fetched 200 0
+	// /a.xml cut-max-urls 200 2
+	// /gone.xml skipped-max-urls 0 0
+	// /b.xml skipped-max-urls 0 0
+	// filtered: 1 failed: 0 err: <nil>
+}

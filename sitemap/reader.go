@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -96,9 +98,10 @@ const (
 //
 // It is safe by construction: it is not an XML parser and never expands
 // entities (only the five predefined ones and numeric character references
-// are decoded; a DTD is skipped, never fetched, and an undeclared &name;
-// stays as written), never buffers more than one URL, and stops with a
-// *LimitError at Options.MaxURLs entries or Options.MaxBytes bytes.
+// are decoded; a DTD is skipped, never fetched, and a URL holding an
+// undeclared &name; is skipped as invalid), never buffers more than one
+// URL, and stops with a *LimitError at Options.MaxURLs entries or
+// Options.MaxBytes bytes.
 //
 // The zero Reader has nothing to read: Next returns false and Err reports
 // that it was not made by [NewReader]. A Reader is not safe for concurrent
@@ -133,7 +136,10 @@ type Reader struct {
 	rootPrefix []byte
 	okPrefix   [][]byte // prefixes bound to a sitemap namespace
 	rootClosed bool
-	latin1     bool // the XML declaration says ISO-8859-1
+	latin1     bool     // the XML declaration says ISO-8859-1
+	utf16      bool     // the document is UTF-16, decoded to UTF-8 as it is read
+	feedBase   *url.URL // feeds: Options.Location with the root's xml:base applied
+	entryBase  *url.URL // Atom: feedBase with the entry's xml:base applied
 	inMarkup   bool
 	inEntry    bool
 	foreign    int // depth inside an extension element
@@ -141,8 +147,10 @@ type Reader struct {
 	fieldNest  int    // open elements inside the field
 	text       []byte // captured text of field
 	textOver   bool
+	textBad    bool   // a character reference in text decoded to white space or a control character
 	bare       []byte // direct text of <sitemap>/<url>, for a missing <loc>
 	bareOver   bool   // bare text longer than maxLoc
+	bareBad    bool   // like textBad, for bare
 	cur        Entry
 	curBad     bool
 	guid       []byte
@@ -192,8 +200,9 @@ func (r *Reader) Entry() Entry { return r.entry }
 
 // Err returns the error that ended the reading, or nil at a clean end. It
 // is a *LimitError at a limit, a *SyntaxError for a truncated or unknown
-// document, or the error of the underlying reader (gzip, network). The
-// entries read before it are valid.
+// document, an *EncodingError for a character encoding it cannot decode,
+// or the error of the underlying reader (gzip, network). The entries read
+// before it are valid.
 func (r *Reader) Err() error { return r.err }
 
 // All returns an iterator over the entries. At the end, if reading failed,
@@ -235,6 +244,9 @@ func (r *Reader) open() {
 	if r.opt.Location != "" && !r.opt.CrossHost {
 		r.scope, r.scoped = newScope(r.opt.Location)
 	}
+	if u, err := url.Parse(strings.TrimSpace(r.opt.Location)); err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		r.feedBase = u
+	}
 	br := bufio.NewReaderSize(r.src, 512)
 	var in io.Reader = br
 	for range maxGzip {
@@ -250,6 +262,14 @@ func (r *Reader) open() {
 		}
 		br = bufio.NewReaderSize(zr, 512)
 		in = br
+	}
+	if !r.eof {
+		dec, err := detectUTF16(br)
+		if err != nil {
+			r.srcErr, r.eof = err, true
+		} else if dec != io.Reader(br) {
+			in, r.utf16 = dec, true
+		}
 	}
 	r.in = in
 }
@@ -688,9 +708,48 @@ func (r *Reader) root() {
 			r.okPrefix = append(r.okPrefix, append([]byte(nil), p...))
 		}
 	})
+	if r.format == FormatAtom || r.format == FormatRSS || r.format == FormatRDF {
+		r.feedBase = r.xmlBase(r.feedBase)
+	}
 	if r.selfClosing() {
 		r.rootClosed = true
 	}
+}
+
+// xmlBase returns base with the current tag's xml:base attribute applied
+// (RFC 3986 resolution), or base when the tag has none. A relative
+// xml:base with no base to resolve it against is ignored.
+func (r *Reader) xmlBase(base *url.URL) *url.URL {
+	eachAttr(r.tag, func(name, val []byte) {
+		if string(name) != "xml:base" {
+			return
+		}
+		dec, _ := appendDecoded(nil, bytes.TrimSpace(val))
+		ref, err := url.Parse(string(dec))
+		switch {
+		case err != nil:
+		case ref.IsAbs() && ref.Host != "" && (ref.Scheme == "http" || ref.Scheme == "https"):
+			base = ref
+		case base != nil && !ref.IsAbs():
+			base = base.ResolveReference(ref)
+		}
+	})
+	return base
+}
+
+// resolveLink makes a feed's relative link absolute against base (the
+// entry's xml:base, the feed's, or the document URL). It returns loc
+// unchanged when loc is already absolute, cannot be parsed, or there is
+// no base (such a loc is then rejected as invalid).
+func resolveLink(loc []byte, base *url.URL) []byte {
+	if base == nil || hasHTTPScheme(loc) {
+		return loc
+	}
+	ref, err := url.Parse(string(loc))
+	if err != nil || ref.IsAbs() {
+		return loc
+	}
+	return []byte(base.ResolveReference(ref).String())
 }
 
 // isForeign reports whether the current start tag belongs to an extension:
@@ -719,6 +778,13 @@ func (r *Reader) isForeign() bool {
 		return foreign
 	}
 	return false
+}
+
+// isEntry reports whether name (a lower-cased local name) opens or closes
+// an entry. In a <urlset>, a <sitemap> element is an entry too: it names a
+// child sitemap, not a page.
+func (r *Reader) isEntry(name string) bool {
+	return name == r.entryName() || (r.format == FormatURLSet && name == "sitemap")
 }
 
 func (r *Reader) entryName() string {
@@ -758,12 +824,16 @@ func (r *Reader) startTag() {
 		return
 	}
 	name := string(r.local()) // no allocation: used only in comparisons
-	if name == r.entryName() {
+	if r.isEntry(name) {
 		if r.inEntry {
 			r.closeEntry()
 		}
 		if !selfClose {
 			r.beginEntry()
+			r.cur.IsSitemap = r.format == FormatIndex || name == "sitemap"
+			if r.format == FormatAtom {
+				r.entryBase = r.xmlBase(r.feedBase)
+			}
 		}
 		return
 	}
@@ -809,7 +879,9 @@ func (r *Reader) startTag() {
 	}
 }
 
-// atomLink takes the first <link> with no rel or rel="alternate".
+// atomLink takes the first <link> with no rel or rel="alternate". A
+// relative href is resolved against the link's own xml:base, the entry's,
+// the feed's and the document URL (Options.Location), in that order.
 func (r *Reader) atomLink() {
 	var href []byte
 	alternate := true
@@ -822,8 +894,9 @@ func (r *Reader) atomLink() {
 		}
 	})
 	if alternate && href != nil {
-		r.text = appendDecoded(r.text[:0], href)
-		r.setLoc()
+		r.text, r.textBad = appendDecoded(r.text[:0], href)
+		r.textOver = false
+		r.setLocBase(r.xmlBase(r.entryBase))
 	}
 }
 
@@ -834,12 +907,12 @@ func (r *Reader) startField(f int, selfClose bool) {
 	r.field = f
 	r.fieldNest = 0
 	r.text = r.text[:0]
-	r.textOver = false
+	r.textOver, r.textBad = false, false
 }
 
 func (r *Reader) endTag() {
 	name := string(r.local())
-	entry := name == r.entryName() && r.prefixOK()
+	entry := r.isEntry(name) && r.prefixOK()
 	if r.foreign > 0 {
 		if !entry {
 			r.foreign--
@@ -920,7 +993,13 @@ func (r *Reader) addText(b []byte, cdata bool) {
 	if cdata {
 		*dst = append(*dst, b...)
 	} else {
-		*dst = appendDecoded(*dst, b)
+		var bad bool
+		*dst, bad = appendDecoded(*dst, b)
+		if r.field == fNone {
+			r.bareBad = r.bareBad || bad
+		} else {
+			r.textBad = r.textBad || bad
+		}
 	}
 	if len(*dst) > limit {
 		*over = true
@@ -934,18 +1013,27 @@ func (r *Reader) beginEntry() {
 	r.curBad = false
 	r.field = fNone
 	r.bare = r.bare[:0]
-	r.bareOver = false
+	r.bareOver, r.bareBad = false, false
 	r.guid = r.guid[:0]
 	r.updated = false
 }
 
 // setLoc stores r.text as the entry's URL.
-func (r *Reader) setLoc() {
-	if r.textOver {
+func (r *Reader) setLoc() { r.setLocBase(nil) }
+
+// setLocBase stores r.text as the entry's URL, resolved against base when
+// it is relative and base is not nil.
+func (r *Reader) setLocBase(base *url.URL) {
+	if r.textOver || r.textBad {
 		r.curBad = true
 		return
 	}
-	if loc := cleanLoc(r.text); len(loc) > 0 {
+	loc := resolveLink(cleanLoc(r.text), base)
+	if len(loc) > r.maxLoc {
+		r.curBad = true
+		return
+	}
+	if len(loc) > 0 {
 		r.cur.Loc = string(loc)
 		r.curBad = false
 	}
@@ -954,17 +1042,24 @@ func (r *Reader) setLoc() {
 // xmlDecl reads the XML declaration for its encoding. Documents are read
 // as UTF-8 (which covers US-ASCII); in one declared as ISO-8859-1 (or
 // windows-1252, read as ISO-8859-1) the captured text is converted to
-// UTF-8. Other encodings are read as UTF-8.
+// UTF-8; UTF-16 was recognised from its byte order mark (or zero bytes)
+// and is already decoded (a declaration saying UTF-16 on a document with
+// no zero bytes is read as the UTF-8 it is). Any other declared encoding
+// stops the reader with an *EncodingError: reading it as UTF-8 would
+// yield wrong URLs.
 func (r *Reader) xmlDecl() bool {
 	if !r.readTag() {
 		return false
 	}
 	eachAttr(r.tag, func(name, val []byte) {
-		if string(name) == "encoding" {
-			switch strings.ToLower(string(val)) {
-			case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "windows-1252", "cp1252":
-				r.latin1 = true
-			}
+		if string(name) != "encoding" || r.done {
+			return
+		}
+		switch encodingKind(string(val)) {
+		case "latin1":
+			r.latin1 = !r.utf16
+		case "bad":
+			r.done, r.err = true, newEncodingError(string(val))
 		}
 	})
 	return true
@@ -999,10 +1094,10 @@ func (r *Reader) endField() {
 		r.setLoc()
 	case fLink:
 		if r.cur.Loc == "" {
-			r.setLoc()
+			r.setLocBase(r.feedBase)
 		}
 	case fGUID:
-		if !r.textOver {
+		if !r.textOver && !r.textBad {
 			r.guid = append(r.guid[:0], r.text...)
 		}
 	case fLastMod, fPublished:
@@ -1043,7 +1138,7 @@ func (r *Reader) closeEntry() {
 			e.Loc = string(loc)
 		}
 	}
-	if e.Loc == "" && !r.curBad && !r.bareOver && len(r.bare) > 0 {
+	if e.Loc == "" && !r.curBad && !r.bareOver && !r.bareBad && len(r.bare) > 0 {
 		if loc := cleanLoc(r.bare); hasHTTPScheme(loc) {
 			e.Loc = string(loc)
 		}
@@ -1105,8 +1200,9 @@ func hasHTTPScheme(b []byte) bool {
 	return len(b) > 8 && (bytes.EqualFold(b[:7], []byte("http://")) || bytes.EqualFold(b[:8], []byte("https://")))
 }
 
-// validLoc accepts absolute http and https URLs with a host and no control
-// characters or spaces.
+// validLoc accepts absolute http and https URLs with a host, no control
+// characters or spaces, and no entity reference left unexpanded ("&nbsp;",
+// "&amp;" from double escaping): such a string is markup, not a URL.
 func validLoc(s string) bool {
 	var rest string
 	switch {
@@ -1125,7 +1221,34 @@ func validLoc(s string) bool {
 			return false
 		}
 	}
-	return true
+	return !hasEntityRef(s)
+}
+
+// hasEntityRef reports whether s holds an XML entity or character
+// reference: '&', a name (or '#' and digits), ';'.
+func hasEntityRef(s string) bool {
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		j := 0
+		if j < len(s) && s[j] == '#' {
+			j++
+		}
+		start := j
+		for j < len(s) && (isNameByte(s[j]) || (j > start && (s[j] == '-' || s[j] == '.' || ('0' <= s[j] && s[j] <= '9')))) {
+			j++
+		}
+		if j > start && j < len(s) && s[j] == ';' {
+			return true
+		}
+	}
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == ':' || ('0' <= c && c <= '9')
 }
 
 func equalFoldASCII(a, b string) bool {
@@ -1182,12 +1305,13 @@ func priority(b []byte) float64 {
 // appendDecoded appends b with the five predefined entities and numeric
 // character references decoded. Anything else (an undeclared &name;, a
 // reference to an invalid code point) is kept as written: nothing is
-// ever expanded from a DTD.
-func appendDecoded(dst, b []byte) []byte {
+// ever expanded from a DTD. ws reports a reference that decoded to white
+// space or a control character, which no URL holds.
+func appendDecoded(dst, b []byte) (out []byte, ws bool) {
 	for {
 		i := bytes.IndexByte(b, '&')
 		if i < 0 {
-			return append(dst, b...)
+			return append(dst, b...), ws
 		}
 		dst = append(dst, b[:i]...)
 		b = b[i:]
@@ -1198,6 +1322,7 @@ func appendDecoded(dst, b []byte) []byte {
 			continue
 		}
 		if c, ok := charRef(b[1:j]); ok {
+			ws = ws || unicode.IsSpace(c) || unicode.IsControl(c)
 			dst = utf8.AppendRune(dst, c)
 		} else {
 			dst = append(dst, b[:j+1]...)

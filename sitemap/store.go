@@ -47,8 +47,13 @@ type SitemapState struct {
 	LastModified string `json:"last_modified,omitempty"`
 	// Children lists the sitemaps of an index.
 	Children []string `json:"children,omitempty"`
+	// Cut is the Walker.MaxURLs at which the read of this file stopped
+	// (0: read to its end). A walk with a larger MaxURLs reads the file in
+	// full instead of sending its validators.
+	Cut int `json:"cut,omitempty"`
 	// Pages maps the page URLs the file listed to their lastmod (zero:
-	// none given).
+	// none given; see [LastModOf]). A URL listed twice keeps its latest
+	// lastmod.
 	Pages map[string]time.Time `json:"pages,omitempty"`
 }
 
@@ -77,7 +82,7 @@ func (s *State) Clone() *State {
 	c := &State{Read: s.Read, Complete: s.Complete, Sitemaps: make(map[string]*SitemapState, len(s.Sitemaps))}
 	for u, sm := range s.Sitemaps {
 		c.Sitemaps[u] = &SitemapState{
-			ETag: sm.ETag, LastModified: sm.LastModified,
+			ETag: sm.ETag, LastModified: sm.LastModified, Cut: sm.Cut,
 			Children: append([]string(nil), sm.Children...),
 			Pages:    maps.Clone(sm.Pages),
 		}

@@ -427,3 +427,17 @@ func TestDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestCheck_RelativeDeclaredSitemaps: relative robots.txt Sitemap lines
+// are resolved against the robots.txt URL and read once.
+func TestCheck_RelativeDeclaredSitemaps(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/1", "/2")})
+	w := &Walker{Client: s.srv.Client()}
+	res, err := w.Check(context.Background(), s.srv.URL, []string{"/sitemap.xml", "sitemap.xml", s.srv.URL + "/sitemap.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req, _ := s.counts(); req != 1 || res.Requests != 1 || len(res.Errors) != 0 || len(res.New) != 2 {
+		t.Errorf("requests %d (report %d), errors %v, new %q; want 1 request, no error, 2 new pages", req, res.Requests, res.Errors, res.New)
+	}
+}

@@ -24,7 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sitemap.Store) {
 			Complete: true,
 			Sitemaps: map[string]*sitemap.SitemapState{
 				"https://a.test/sitemap.xml": {ETag: `"v1"`, LastModified: "Sat, 01 Jun 2024 00:00:00 GMT", Children: []string{"https://a.test/s1.xml"}},
-				"https://a.test/s1.xml":      {Pages: map[string]time.Time{"https://a.test/1": lm, "https://a.test/2": {}}},
+				"https://a.test/s1.xml":      {Cut: 2, Pages: map[string]time.Time{"https://a.test/1": lm, "https://a.test/2": {}}},
 			},
 		}
 	}
@@ -96,7 +96,7 @@ func check(t *testing.T, got, want *sitemap.State) {
 		if !ok {
 			t.Fatalf("sitemap %s missing", u)
 		}
-		if g.ETag != w.ETag || g.LastModified != w.LastModified || len(g.Children) != len(w.Children) || len(g.Pages) != len(w.Pages) {
+		if g.ETag != w.ETag || g.LastModified != w.LastModified || g.Cut != w.Cut || len(g.Children) != len(w.Children) || len(g.Pages) != len(w.Pages) {
 			t.Fatalf("sitemap %s: got %+v, want %+v", u, g, w)
 		}
 		for i := range w.Children {

@@ -45,8 +45,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	defer s.Close()
-	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out, Log: s.Log},
-		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
+	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out, Log: s.Log}}
 
 	sites, code := f.Sites(fs, env)
 	for _, site := range sites {
@@ -73,7 +72,6 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 type bothy struct {
 	s        *botkit.Session
 	f        *fetch.Fetcher
-	walker   *sitemap.Walker
 	maxPages int
 	out      string
 	pages    *botkit.PageStore
@@ -83,6 +81,20 @@ type bothy struct {
 }
 
 func origin(u *url.URL) string { return crawl.Site(u) }
+
+// walker reads site's sitemaps for a crawl of at most maxPages pages: it
+// takes only the site's own pages (the only ones BothyBot crawls) and no
+// more than the page cap, so what it keeps in memory and in the state
+// file is bounded by what will be crawled, whatever the sitemaps list
+// (an index of 20 files of 50,000 URLs is legal).
+func (b *bothy) walker(site *url.URL) *sitemap.Walker {
+	own := origin(site)
+	return &sitemap.Walker{Client: b.f.Client(), Store: b.s.SitemapStore(), Logger: b.s.Log, MaxURLs: b.maxPages,
+		Keep: func(e sitemap.Entry) bool {
+			u, err := url.Parse(e.Loc)
+			return err == nil && origin(u) == own
+		}}
+}
 
 // rules returns the site's robots.txt from the fetcher's cache: the copy in
 // memory, else the one kept in the state file while it is fresh (no
@@ -124,17 +136,18 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	if !ok {
 		return false
 	}
-	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
+	w := b.walker(site)
+	res, err := w.Check(ctx, origin(site), rules.Sitemaps())
 	if err != nil {
 		log.Warn("sitemap check failed", "err", err)
 	} else {
-		pages := botkit.SitemapPages(ctx, b.walker, origin(site))
+		pages := botkit.SitemapPages(ctx, w, origin(site))
 		for _, p := range pages {
 			if u, err := url.Parse(p); err == nil {
 				front.Add(u, 1, "sitemap")
 			}
 		}
-		log.Info("sitemap read", "pages", len(pages), "requests", res.Requests, "errors", len(res.Errors))
+		log.Info("sitemap read", "pages", len(pages), "requests", res.Requests, "failed", res.Failed(), "skipped", res.SkippedCount)
 	}
 	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, OnPage: b.keep}
 	for k, v := range c.Run(ctx, b.s) {
@@ -154,7 +167,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	if !ok {
 		return false
 	}
-	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
+	res, err := b.walker(site).Check(ctx, origin(site), rules.Sitemaps())
 	if err != nil {
 		log.Warn("freshness check failed", "err", err)
 		return false
@@ -170,7 +183,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	for _, g := range res.Gone {
 		b.s.Out.Emit(botkit.Result{URL: g, Outcome: "gone", Reason: "no longer in the sitemap"})
 	}
-	ok = len(res.Errors) == 0
+	ok = res.Failed() == 0
 	for _, batch := range []struct {
 		urls  []string
 		fresh bool

@@ -1,0 +1,61 @@
+package sitemap
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestReader_RelativeFeedLinks: Atom hrefs resolve against the link's,
+// the entry's and the feed's xml:base (nested, each relative to the one
+// above) and the document URL; RSS links against the document URL.
+func TestReader_RelativeFeedLinks(t *testing.T) {
+	const doc = "https://a.test/feeds/atom.xml"
+	tests := []struct {
+		name, in, location, want string
+	}{
+		{"atom href relative to document", `<feed><entry><link href="post/1"/></entry></feed>`, doc, "https://a.test/feeds/post/1"},
+		{"atom root-relative href", `<feed><entry><link href="/post/1"/></entry></feed>`, doc, "https://a.test/post/1"},
+		{"atom href with dot segments", `<feed><entry><link href="../post/1"/></entry></feed>`, doc, "https://a.test/post/1"},
+		{"atom feed xml:base absolute", `<feed xml:base="https://a.test/blog/"><entry><link href="p1"/></entry></feed>`, "", "https://a.test/blog/p1"},
+		{"atom feed xml:base relative to document", `<feed xml:base="/blog/"><entry><link href="p1"/></entry></feed>`, doc, "https://a.test/blog/p1"},
+		{"atom nested bases", `<feed xml:base="https://a.test/blog/"><entry xml:base="2024/"><link href="p1"/></entry></feed>`, doc, "https://a.test/blog/2024/p1"},
+		{"atom three levels", `<feed xml:base="/blog/"><entry xml:base="2024/"><link xml:base="05/" href="p1"/></entry></feed>`, doc, "https://a.test/blog/2024/05/p1"},
+		{"atom entry base overrides feed", `<feed xml:base="https://a.test/blog/"><entry xml:base="https://a.test/news/"><link href="p1"/></entry></feed>`, doc, "https://a.test/news/p1"},
+		{"atom entry base is per entry", `<feed xml:base="https://a.test/blog/"><entry xml:base="x/"><link href="p0"/></entry><entry><link href="p1"/></entry></feed>`, doc, "https://a.test/blog/x/p0 https://a.test/blog/p1"},
+		{"atom base with entity", `<feed xml:base="https://a.test/b&amp;c/"><entry><link href="p1"/></entry></feed>`, "", "https://a.test/b&c/p1"},
+		{"atom absolute href ignores base", `<feed xml:base="https://a.test/blog/"><entry><link href="https://a.test/x"/></entry></feed>`, doc, "https://a.test/x"},
+		{"atom relative, no base", `<feed><entry><link href="post/1"/></entry></feed>`, "", ""},
+		{"atom javascript href", `<feed><entry><link href="javascript:alert(1)"/></entry></feed>`, doc, ""},
+		{"rss link relative to document", `<rss><channel><item><link>post/1</link></item></channel></rss>`, "https://a.test/feed/rss.xml", "https://a.test/feed/post/1"},
+		{"rss root-relative link", `<rss><channel><item><link>/post/1</link></item></channel></rss>`, "https://a.test/feed/rss.xml", "https://a.test/post/1"},
+		{"rss channel xml:base", `<rss xml:base="https://a.test/blog/"><channel><item><link>p1</link></item></channel></rss>`, "", "https://a.test/blog/p1"},
+		{"rss relative, no location", `<rss><channel><item><link>/post/1</link></item></channel></rss>`, "", ""},
+		{"rdf link relative", `<rdf:RDF><item><link>p/1</link></item></rdf:RDF>`, "https://a.test/rdf.xml", "https://a.test/p/1"},
+		{"sitemap loc stays absolute-only", `<urlset><url><loc>/post/1</loc></url></urlset>`, "https://a.test/sitemap.xml", ""},
+	}
+	for _, tc := range tests {
+		got, r := collect(t, []byte(tc.in), &Options{Location: tc.location, CrossHost: true})
+		if s := fmt.Sprint(locs(got)); s != "["+tc.want+"]" {
+			t.Errorf("%s: got %s (invalid %d), want [%s]", tc.name, s, r.Invalid(), tc.want)
+		}
+	}
+	// The location rule applies to what the links resolve to.
+	got, r := collect(t, []byte(`<feed><entry><link href="p1"/></entry><entry><link href="../../x"/></entry></feed>`), &Options{Location: doc})
+	if fmt.Sprint(locs(got)) != "[https://a.test/feeds/p1]" || r.Dropped() != 1 {
+		t.Errorf("scoped: %q dropped %d", locs(got), r.Dropped())
+	}
+}
+
+func TestDeclaredSitemaps(t *testing.T) {
+	got := DeclaredSitemaps("https://a.test/robots.txt", []string{
+		"/sitemap.xml", "sitemap.xml", "https://A.TEST:443/sitemap.xml#x", " /news.xml ", "https://cdn.test/s.xml",
+		"ftp://a.test/s.xml", "//other.test/s.xml", "http://a.test/sitemap.xml", "%zz", "",
+	})
+	want := "[https://a.test/sitemap.xml https://a.test/news.xml https://cdn.test/s.xml https://other.test/s.xml http://a.test/sitemap.xml]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("got %q\nwant %s", got, want)
+	}
+	if got := DeclaredSitemaps("", []string{"/s.xml", "https://a.test/s.xml"}); fmt.Sprint(got) != "[https://a.test/s.xml]" {
+		t.Errorf("no base: %q", got)
+	}
+}
