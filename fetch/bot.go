@@ -98,6 +98,32 @@ type Bot struct {
 	// "example.com" blocks example.com and www.example.com.
 	BlockedDomains []string
 
+	// AllowInternal lists the internal address ranges the bot may connect
+	// to. Nil (the default) allows none: a URL, redirect hop or robots.txt
+	// fetch whose host is, or resolves to, a loopback (127.0.0.0/8, ::1),
+	// private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, among them
+	// the cloud metadata address 169.254.169.254, and fe80::/10),
+	// unspecified (0.0.0.0/8, ::), multicast, broadcast or shared
+	// (100.64.0.0/10) address, or an IPv4-mapped IPv6 form of one, ends as
+	// InternalAddress without a request. Only the listed ranges are opened:
+	// an intranet bot listing 10.0.0.0/8 still never reaches
+	// 169.254.169.254. A public address is always allowed.
+	//
+	// Literal addresses and "localhost" names are checked on the URL of
+	// every hop. Other names are checked on the address actually dialled,
+	// after DNS, by the dialer of the base transport fetch builds (Transport
+	// nil, or the transports [Wrap] clones); a caller's own Transport dials
+	// by itself, so for it only literal addresses are checked. Behind a
+	// proxy, the address dialled is the proxy's (list it here if it is
+	// internal), and the sites' names are resolved by the proxy.
+	AllowInternal []netip.Prefix
+	// RefuseDowngrade refuses a redirect from an https URL to a plain http
+	// one (outcome InsecureRedirect), so that a signed bot's requests and
+	// what it reads never leave TLS once they were on it. robots.txt
+	// redirects are not affected. False (the default) follows such
+	// redirects.
+	RefuseDowngrade bool
+
 	// LocalAddr, if valid, is the source address of every outgoing
 	// connection (S2). It applies to the base transport New builds, and to a
 	// wrapped *http.Transport (cloned).

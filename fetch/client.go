@@ -38,23 +38,29 @@ func New(bot Bot) (*http.Client, error) {
 }
 
 // Wrap is [New] over an existing client: the new client sends through
-// existing's Transport (nil: http.DefaultTransport) unless bot.Transport is
-// set, calls existing's CheckRedirect after its own hop limit, and takes
-// existing's Timeout when bot.Limits.Timeout is zero. existing is not
-// modified. Its Jar is not carried over: cookies come only from bot.Jar
-// (C5).
+// existing's Transport unless bot.Transport is set, calls existing's
+// CheckRedirect after its own hop limit, and takes existing's Timeout when
+// bot.Limits.Timeout is zero. existing is not modified. Its Jar is not
+// carried over: cookies come only from bot.Jar (C5).
+//
+// A nil existing.Transport means a clone of http.DefaultTransport whose
+// dialer checks the addresses dialled (Bot.AllowInternal); so does an
+// *http.Transport when bot.LocalAddr is valid (it is cloned to set the
+// source address). Any other transport dials on its own, and only hosts
+// that are literal addresses are checked.
 func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
 	if existing == nil {
 		existing = &http.Client{}
 	}
 	if bot.Transport == nil {
 		bot.Transport = existing.Transport
+		t, ok := bot.Transport.(*http.Transport)
 		if bot.Transport == nil {
-			bot.Transport = http.DefaultTransport
+			t, ok = http.DefaultTransport.(*http.Transport), true
 		}
-		if t, ok := bot.Transport.(*http.Transport); ok && bot.LocalAddr.IsValid() {
+		if ok && (existing.Transport == nil || bot.LocalAddr.IsValid()) {
 			t = t.Clone()
-			t.DialContext = dialer(bot.LocalAddr).DialContext
+			t.DialContext = guardedDialer(bot.LocalAddr, newAddrPolicy(bot.AllowInternal)).DialContext
 			bot.Transport = t
 		}
 	}
@@ -82,6 +88,8 @@ type chain struct {
 	deny                         [][]string
 	login                        [][]string
 	blocked                      []string
+	addrs                        *addrPolicy
+	noDowngrade                  bool
 	limits                       Limits
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
@@ -142,6 +150,7 @@ func newChain(bot Bot) (*chain, error) {
 		htmlOnly: bot.HTMLOnly,
 		jar:      bot.Jar,
 		limits:   bot.Limits,
+		addrs:    newAddrPolicy(bot.AllowInternal),
 		detector: bot.Challenge,
 		log:      bot.Logger,
 	}
@@ -182,9 +191,10 @@ func newChain(bot Bot) (*chain, error) {
 		c.detector = &challenge.Detector{}
 	}
 
+	c.noDowngrade = bot.RefuseDowngrade
 	c.base = bot.Transport
 	if c.base == nil {
-		c.base = newBaseTransport(bot.LocalAddr)
+		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
 	}
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Signer != nil {
@@ -214,8 +224,12 @@ func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Cl
 		Jar:       c.jar,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > max {
-				return &Error{Outcome: TooManyRedirects, URL: req.URL.String(),
+				return &Error{Outcome: TooManyRedirects, URL: req.URL.Redacted(),
 					Err: fmt.Errorf("fetch: stopped after %d redirects", max)}
+			}
+			if c.noDowngrade && req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
+				return &Error{Outcome: InsecureRedirect, URL: req.URL.Redacted(),
+					Err: fmt.Errorf("%w (from %s)", ErrInsecureRedirect, via[len(via)-1].URL.Redacted())}
 			}
 			if next != nil {
 				return next(req, via)
@@ -234,15 +248,14 @@ func dialer(local netip.Addr) *net.Dialer {
 }
 
 // newBaseTransport is the default base: net/http with one connection per
-// host (D10) and an optional source address (S2).
-func newBaseTransport(local netip.Addr) *http.Transport {
+// host (D10), an optional source address (S2), and the dialled-address check
+// of p.
+func newBaseTransport(local netip.Addr, p *addrPolicy) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxConnsPerHost = 1
 	t.MaxIdleConnsPerHost = 1
 	t.ForceAttemptHTTP2 = true
-	if local.IsValid() {
-		t.DialContext = dialer(local).DialContext
-	}
+	t.DialContext = guardedDialer(local, p).DialContext
 	return t
 }
 
@@ -354,12 +367,15 @@ func closeBody(req *http.Request) {
 }
 
 // checkURL applies the URL rules: absolute http(s) without credentials, not
-// on the block list, no login or deny words.
+// on the block list, not a literal internal address, no login or deny words.
 func (c *chain) checkURL(u *url.URL) error {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return fmt.Errorf("%w: %v", ErrBadURL, u)
+		return fmt.Errorf("%w: %s", ErrBadURL, redacted(u))
 	}
 	if err := c.checkBlocked(u); err != nil {
+		return err
+	}
+	if err := c.checkAddr(u); err != nil {
 		return err
 	}
 	if p := matchURLWords(u, c.login); p != "" {
@@ -369,6 +385,23 @@ func (c *chain) checkURL(u *url.URL) error {
 		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
 	}
 	return nil
+}
+
+// checkAddr refuses a URL whose host is a literal internal address the bot
+// may not reach.
+func (c *chain) checkAddr(u *url.URL) error {
+	if err := c.addrs.checkURL(u); err != nil {
+		return &Error{Outcome: InternalAddress, URL: u.Redacted(), Err: err}
+	}
+	return nil
+}
+
+// redacted is u.Redacted, or "<nil>".
+func redacted(u *url.URL) string {
+	if u == nil {
+		return "<nil>"
+	}
+	return u.Redacted()
 }
 
 // checkBlocked refuses URLs on the domain block list (D14).
@@ -472,18 +505,17 @@ var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes
 // sniff is challenge.Sniff with a pooled buffer: it reads at most
 // challenge.MaxBytes of the body, runs the detector, and puts the bytes read
 // back in front of the rest of the body (copying only what was read), in
-// pb.
+// pb. The read's error comes back after those bytes as it was: io.EOF for a
+// body that ended, anything else (io.ErrUnexpectedEOF for a body cut short
+// of its Content-Length or its last chunk) for one that did not.
 func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
 	bp := sniffBufs.Get().(*[]byte)
 	buf := *bp
-	n, err := io.ReadFull(resp.Body, buf)
+	n, err := readFull(resp.Body, buf)
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
 	if v.Blocked {
 		sniffBufs.Put(bp)
 		return v
-	}
-	if err == io.ErrUnexpectedEOF {
-		err = io.EOF
 	}
 	if n == 0 {
 		sniffBufs.Put(bp)
@@ -492,6 +524,22 @@ func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
 	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
 	resp.Body = pb
 	return v
+}
+
+// readFull is io.ReadFull without its translation of errors: it reads into
+// buf until buf is full or r fails, and returns r's error as r gave it.
+// (io.ReadFull reports a body that ended early and one that broke off
+// alike, as io.ErrUnexpectedEOF.)
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // prefixBody replays head, then err (if the sniff hit one), then the rest.
@@ -544,6 +592,10 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.c.checkBlocked(req.URL); err != nil {
 		closeBody(req)
 		return nil, err // a robots.txt redirect into a blocked domain: unreachable
+	}
+	if err := t.c.checkAddr(req.URL); err != nil {
+		closeBody(req)
+		return nil, err
 	}
 	ctx := context.WithValue(req.Context(), budgetKey{}, (*budget)(nil))
 	out := req.WithContext(context.WithValue(ctx, robotsReqKey{}, t.c))

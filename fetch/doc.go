@@ -19,9 +19,14 @@
 // first:
 //
 //  1. URL checks: GET or HEAD only; an absolute http(s) URL without
-//     credentials; not on the domain block list (D14); no login words (a
-//     login page, even as a redirect target, ends as AuthRequired: S9) and
-//     no deny words (carts, checkouts, accounts: H7).
+//     credentials; not on the domain block list (D14); not a literal
+//     internal address (loopback, private, link-local such as the cloud
+//     metadata address 169.254.169.254, unspecified, multicast) unless
+//     Bot.AllowInternal opens its range (InternalAddress); no login words
+//     (a login page, even as a redirect target, ends as AuthRequired: S9)
+//     and no deny words (carts, checkouts, accounts: H7). A redirect from
+//     https to http ends as InsecureRedirect when Bot.RefuseDowngrade is
+//     set.
 //  2. The robots.txt gate ([robots.Cache]): robots.txt is fetched before the
 //     first request to an origin and the URL is refused if it is disallowed
 //     or if robots.txt is unreachable (5xx, timeout: H5, D8). robots.txt
@@ -39,7 +44,9 @@
 //     and bounds every later hop and the body; the body is cut at the byte
 //     limit and its connection closed (D11).
 //  7. The base transport (by default net/http with one connection per host
-//     and an optional source address: D10, S2).
+//     and an optional source address: D10, S2). Its dialer checks the
+//     address it connects to, after DNS, against Bot.AllowInternal, so a
+//     name that resolves to an internal address ends as InternalAddress too.
 //
 // On the way back, above politeness (so that pacing sees the answer as it
 // came), a challenge page ([challenge.Detector]) becomes a Blocked error (a

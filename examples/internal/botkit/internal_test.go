@@ -1,0 +1,90 @@
+package botkit_test
+
+import (
+	"crypto/ed25519"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/goodbot-go/goodbot/examples/internal/bothy"
+	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/hooty"
+	"github.com/goodbot-go/goodbot/examples/internal/readiness"
+	"github.com/goodbot-go/goodbot/examples/internal/sofya"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
+)
+
+// An internal site on a bot's command line is refused without
+// -allow-internal, with one line that names the flag, and the bot exits
+// with ExitPartial having sent nothing there; -allow-internal opens exactly
+// the ranges it lists.
+func TestAllowInternal_CommandLine(t *testing.T) {
+	key, err := signing.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := []struct {
+		name string
+		run  botkit.RunFunc
+		key  ed25519.PrivateKey
+	}{
+		{"bothybot", bothy.Run, key},
+		{"readiness", readiness.Run, key},
+		{"hootybot", hooty.Run, nil},
+		{"sofyabot", sofya.Run, nil},
+	}
+	for _, b := range bots {
+		for _, tt := range []struct {
+			site, host string
+			flags      []string
+			refused    bool
+		}{
+			{"http://127.0.0.1/", "127.0.0.1", nil, true},
+			{"http://localhost/", "localhost", nil, true},
+			{"http://169.254.169.254/", "169.254.169.254", []string{"-allow-internal", "10.0.0.0/8"}, true},
+			{"http://[::1]/", "::1", []string{"-allow-internal", "127.0.0.0/8"}, true},
+			{"http://127.0.0.1/", "127.0.0.1", []string{"-allow-internal", "127.0.0.0/8"}, false},
+			{"http://10.1.2.3/", "10.1.2.3", []string{"-allow-internal", "192.168.0.0/16, 10.0.0.0/8"}, false},
+		} {
+			w := fetchtest.New()
+			w.Host(tt.host).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
+				Handle("/", fetchtest.HTML("<p>home</p>"))
+			args := append(bottest.Args(t, b.key, "", tt.flags...), tt.site)
+			var out *bottest.Output
+			synctest.Test(t, func(t *testing.T) { out = bottest.Run(t, b.run, w, args...) }) // pacing in fake time
+			n := len(w.Requests())
+			var named []string
+			for _, l := range strings.Split(out.Stderr, "\n") {
+				if strings.Contains(l, "-allow-internal") {
+					named = append(named, l)
+				}
+			}
+			if !tt.refused {
+				if n == 0 || len(named) != 0 {
+					t.Errorf("%s %v %s: %d requests, exit %d, refusal lines %q", b.name, tt.flags, tt.site, n, out.Code, named)
+				}
+				continue
+			}
+			if n != 0 {
+				t.Errorf("%s %v %s: refused site got %d requests", b.name, tt.flags, tt.site, n)
+			}
+			if out.Code != botkit.ExitPartial {
+				t.Errorf("%s %v %s: exit %d, want %d", b.name, tt.flags, tt.site, out.Code, botkit.ExitPartial)
+			}
+			if len(named) != 1 || !strings.HasPrefix(named[0], b.name+": ") || !strings.Contains(named[0], tt.site) {
+				t.Errorf("%s %v %s: want one line naming the site and -allow-internal, got %q\n%s", b.name, tt.flags, tt.site, named, out.Stderr)
+			}
+		}
+	}
+}
+
+// A bad -allow-internal value is a usage error that names the flag.
+func TestAllowInternal_BadPrefix(t *testing.T) {
+	w := fetchtest.New()
+	out := bottest.Run(t, hooty.Run, w, append(bottest.Args(t, nil, "", "-allow-internal", "10.0.0.0/33"), "http://a.test/")...)
+	if out.Code == botkit.ExitOK || !strings.Contains(out.Stderr, "-allow-internal") || len(w.Requests()) != 0 {
+		t.Errorf("exit %d, %d requests\n%s", out.Code, len(w.Requests()), out.Stderr)
+	}
+}

@@ -1,0 +1,153 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+)
+
+// # Internal addresses
+//
+// A bot crawls the public web. A redirect, a link or a DNS answer that
+// points it at the machine it runs on, its network or the cloud's metadata
+// service (169.254.169.254) would make it read what no site owner
+// published, so such addresses are refused unless Bot.AllowInternal lists
+// them. The check runs twice:
+//
+//   - on the URL of every hop (redirects and robots.txt fetches included):
+//     a host that is a literal IP address, or a "localhost" name (RFC
+//     6761), is checked before anything is sent;
+//   - on the address actually dialled, in the Control hook of the dialer of
+//     the base transport fetch builds: a name is checked after DNS has
+//     answered, so neither a DNS answer nor a redirect to a name can smuggle
+//     an internal address in.
+//
+// A Bot.Transport given by the caller dials on its own: fetch cannot see
+// the addresses it dials, so only the first check applies to it.
+
+// InternalAddressError is the cause of an InternalAddress [*Error]: the
+// address refused and the kind of range it lies in. errors.Is matches
+// ErrInternalAddress. It is plain data.
+type InternalAddressError struct {
+	Addr netip.Addr // the address (IPv4-mapped IPv6 addresses unmapped)
+	Kind string     // "loopback", "private", "link-local", "unspecified", "multicast", "shared", "broadcast"
+}
+
+func (e *InternalAddressError) Error() string {
+	return fmt.Sprintf("fetch: %s is a %s address (not in Bot.AllowInternal)", e.Addr, e.Kind)
+}
+
+// Is reports whether target is ErrInternalAddress.
+func (e *InternalAddressError) Is(target error) bool { return target == ErrInternalAddress }
+
+// addrPolicy decides which addresses a bot may connect to. A nil
+// *addrPolicy allows none of the internal ranges.
+type addrPolicy struct {
+	allow []netip.Prefix // masked, IPv4-mapped prefixes unmapped
+}
+
+// newAddrPolicy returns the policy allowing the internal ranges in allow.
+func newAddrPolicy(allow []netip.Prefix) *addrPolicy {
+	p := &addrPolicy{}
+	for _, a := range allow {
+		if !a.IsValid() {
+			continue
+		}
+		if a.Addr().Is4In6() && a.Bits() >= 96 {
+			a = netip.PrefixFrom(a.Addr().Unmap(), a.Bits()-96)
+		}
+		p.allow = append(p.allow, a.Masked())
+	}
+	return p
+}
+
+var (
+	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598, carrier-grade NAT (and some clouds' metadata)
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122 "this network"; 0.0.0.0 reaches the local host
+	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+)
+
+// internalKind returns the kind of internal range a lies in, or "" for a
+// public address. a must be unmapped and without zone.
+func internalKind(a netip.Addr) string {
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsUnspecified(), thisNetwork.Contains(a):
+		return "unspecified"
+	case a.IsPrivate():
+		return "private"
+	case a.IsLinkLocalUnicast():
+		return "link-local"
+	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+		return "multicast"
+	case sharedSpace.Contains(a):
+		return "shared"
+	case a == broadcast:
+		return "broadcast"
+	}
+	return ""
+}
+
+// check returns an *InternalAddressError if a is internal and not allowed.
+func (p *addrPolicy) check(a netip.Addr) error {
+	a = a.Unmap().WithZone("")
+	kind := internalKind(a)
+	if kind == "" {
+		return nil
+	}
+	if p != nil {
+		for _, pre := range p.allow {
+			if pre.Contains(a) {
+				return nil
+			}
+		}
+	}
+	return &InternalAddressError{Addr: a, Kind: kind}
+}
+
+// CheckHost is the check every request's URL gets against Bot.AllowInternal
+// = allow: it returns an [*InternalAddressError] when u's host is a literal
+// address, or a localhost name (RFC 6761, taken as 127.0.0.1), in an
+// internal range that allow does not open, and nil otherwise. Names are not
+// resolved: the base transport checks them when it dials. A program can use
+// it to refuse such a URL before starting any work.
+func CheckHost(u *url.URL, allow []netip.Prefix) error {
+	return newAddrPolicy(allow).checkURL(u)
+}
+
+// checkURL checks u's host when it names an address without DNS: a literal
+// IP address, or localhost (taken as 127.0.0.1).
+func (p *addrPolicy) checkURL(u *url.URL) error {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return p.check(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil // a name: checked when dialled
+	}
+	return p.check(a)
+}
+
+// control is the net.Dialer ControlContext of the base transport: it sees
+// the address being dialled, after name resolution.
+func (p *addrPolicy) control(_ context.Context, network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot check %s address %q: %v", ErrInternalAddress, network, address, err)
+	}
+	return p.check(ap.Addr())
+}
+
+// guardedDialer is the dialer of the base transports fetch builds: the
+// source address, if valid (S2), and the internal-address check.
+func guardedDialer(local netip.Addr, p *addrPolicy) *net.Dialer {
+	d := dialer(local)
+	d.ControlContext = p.control
+	return d
+}
