@@ -50,8 +50,11 @@ type Bot struct {
 	// RobotsStore keeps robots.txt copies (nil: in memory). Use
 	// fetch/boltstate to keep them in the bot's state file.
 	RobotsStore robots.Store
-	// RobotsTimeout bounds one robots.txt fetch, redirects included; a
-	// robots.txt that times out closes the site (D8). Zero means 30 s.
+	// RobotsTimeout bounds one robots.txt fetch, redirects, body and any
+	// politeness wait included; a robots.txt that times out closes the site
+	// (D8), however slowly its bytes still come. Zero (or negative) means
+	// the bot's fetch time limit (Limits.Timeout) when that is shorter than
+	// 30 s, else 30 s.
 	RobotsTimeout time.Duration
 	// RobotsRetry is the robots.txt failure policy: after a server error,
 	// 429, timeout or network error the whole site is closed (H5, D8) and
@@ -189,6 +192,17 @@ func (l Limits) timeout() time.Duration {
 		return 0
 	}
 	return l.Timeout
+}
+
+// robotsTimeout is the bound of one robots.txt fetch (Bot.RobotsTimeout).
+func (b *Bot) robotsTimeout() time.Duration {
+	if b.RobotsTimeout > 0 {
+		return b.RobotsTimeout
+	}
+	if t := b.Limits.timeout(); t > 0 && t < 30*time.Second {
+		return t
+	}
+	return 30 * time.Second
 }
 
 func (l Limits) maxRedirects() int {

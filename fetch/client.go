@@ -200,7 +200,7 @@ func newChain(bot Bot) (*chain, error) {
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 	}
-	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, RetryInterval: bot.RobotsRetry,
+	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.robotsTimeout(), RetryInterval: bot.RobotsRetry,
 		Store: bot.RobotsStore, Logger: bot.Logger}
 	pol := &politeness.Transport{
 		Base:       rt,

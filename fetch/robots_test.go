@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -174,5 +175,48 @@ func TestRobots_FetcherCache(t *testing.T) {
 	}
 	if n := w.Count("a.test", "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
+	}
+}
+
+// A robots.txt that trickles one byte a second, never ending, is abandoned
+// at the robots time limit, not later: Bot.RobotsTimeout, or when zero the
+// bot's own fetch time limit if shorter than 30 s, else 30 s. The page is not
+// fetched. (Fake time: the elapsed times are exact.)
+func TestRobots_D8_TrickleAbandonedAtTimeLimit(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		robots time.Duration
+		limit  time.Duration
+		want   time.Duration
+	}{
+		{"defaults", 0, 0, 30 * time.Second},
+		{"fetch limit 15 s", 0, 15 * time.Second, 15 * time.Second},
+		{"fetch limit 60 s", 0, 60 * time.Second, 30 * time.Second},
+		{"no fetch limit", 0, -1, 30 * time.Second},
+		{"RobotsTimeout 5 s", 5 * time.Second, 15 * time.Second, 5 * time.Second},
+		{"RobotsTimeout 45 s", 45 * time.Second, 0, 45 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				w.Host("a.test").Handle("/robots.txt", fetchtest.Trickle(time.Second, strings.Repeat("#", 3600))).
+					Handle("/", fetchtest.HTML("home"))
+				bot := memBot(w)
+				bot.RobotsTimeout = tt.robots
+				bot.Limits.Timeout = tt.limit
+				f := mustFetcher(t, bot)
+				start := time.Now()
+				get(t, f, "http://a.test/", fetch.Unreachable)
+				if n := w.Count("a.test", "/robots.txt"); n != 1 {
+					t.Fatalf("robots.txt asked %d times", n)
+				}
+				if d := time.Since(start); d != tt.want {
+					t.Errorf("robots.txt abandoned after %v, want %v", d, tt.want)
+				}
+				synctest.Wait()
+				w.Check(t, fetchtest.NotFetched("a.test", "/"))
+			})
+		})
 	}
 }

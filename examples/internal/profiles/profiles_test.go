@@ -1,11 +1,15 @@
 package profiles
 
 import (
+	"context"
 	"net/netip"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
 
@@ -52,4 +56,41 @@ func TestScale(t *testing.T) {
 	if got := ScaleTimeout(time.Second, 0.01); got != time.Second {
 		t.Errorf("ScaleTimeout short: %v", got)
 	}
+}
+
+// D8, D11: DirectoriesBot abandons a robots.txt that trickles one byte a
+// second at its 15 s time limit, exactly (fake time), and does not fetch the
+// page.
+func TestDirectories_D8_D11_TrickleRobotsAbandonedAt15s(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("dir.test").Handle("/robots.txt", fetchtest.Trickle(time.Second, strings.Repeat("#", 600))).
+			Handle("/partners", fetchtest.HTML("partners"))
+		bot := Directories(signingtest.DirectoriesKey(), nil, 1)
+		bot.Transport = w.RoundTripper()
+		f, err := fetch.NewFetcher(bot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := fetch.WithUserAgentVar(context.Background(), "directory", "example.directory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		p, err := f.Get(ctx, "http://dir.test/partners")
+		if p == nil || p.Outcome != fetch.Unreachable {
+			t.Fatalf("outcome %v, err %v; want unreachable", p, err)
+		}
+		if n := w.Count("dir.test", "/robots.txt"); n != 1 {
+			t.Fatalf("robots.txt asked %d times", n)
+		}
+		if d := time.Since(start); d != 15*time.Second {
+			t.Errorf("robots.txt abandoned after %v, want 15s", d)
+		}
+		synctest.Wait()
+		if n := w.Count("dir.test", "/partners"); n != 0 {
+			t.Errorf("page fetched %d times without robots.txt", n)
+		}
+	})
 }
