@@ -473,9 +473,7 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 		return nil
 	}
 	if v := c.sniff(resp, pb); v.Blocked {
-		u := resp.Request.URL.String()
-		return &Error{Outcome: challengeOutcome(v), URL: u, Status: resp.StatusCode,
-			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
+		return challengeError(resp.Request.URL, resp.StatusCode, v)
 	}
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 && !isMachineFile(resp.Request.Context()) {
 		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
@@ -484,6 +482,14 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 		}
 	}
 	return nil
+}
+
+// challengeError is the error for a challenge page at u, answered with
+// status, whose verdict is v.
+func challengeError(u *url.URL, status int, v challenge.Verdict) *Error {
+	s := u.Redacted()
+	return &Error{Outcome: challengeOutcome(v), URL: s, Status: status,
+		Err: &challenge.ChallengeError{URL: s, Verdict: v}}
 }
 
 // challengeOutcome is the outcome of a challenge page: RateLimited for a
@@ -604,7 +610,20 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	out.Header.Set("Accept", "text/plain,*/*;q=0.5")
-	return t.c.inner.RoundTrip(out)
+	resp, err := t.c.inner.RoundTrip(out)
+	if err != nil || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
+		return resp, err // redirects are the cache's to follow
+	}
+	// A challenge or block page, whatever its status, holds no rules: it
+	// is an error, so the cache takes robots.txt as unreachable (the whole
+	// site closed, asked again after Bot.RobotsRetry), never as a file
+	// without rules (everything allowed) or a 4xx (the same).
+	pb := new(prefixBody)
+	if v := t.c.sniff(resp, pb); v.Blocked {
+		resp.Body.Close()
+		return nil, challengeError(req.URL, resp.StatusCode, v)
+	}
+	return resp, nil
 }
 
 type robotsReqKey struct{}

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/robots"
@@ -216,6 +217,62 @@ func TestRobots_D8_TrickleAbandonedAtTimeLimit(t *testing.T) {
 				}
 				synctest.Wait()
 				w.Check(t, fetchtest.NotFetched("a.test", "/"))
+			})
+		})
+	}
+}
+
+// A robots.txt answered with a bot challenge or block page, whatever its
+// status, is not a robots.txt: the site is closed as if robots.txt were
+// unreachable (never "allow everything", which a 200 page without rules or
+// a 403 would mean), the page says why, and robots.txt is asked for again
+// after the retry interval.
+func TestRobots_ChallengeAnswerClosesSite(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		robots http.Handler
+		want   fetch.Outcome
+	}{
+		{"challenge 200", fetchtest.Challenge(http.StatusOK), fetch.Unreachable},
+		{"challenge 403", fetchtest.Challenge(http.StatusForbidden), fetch.Unreachable},
+		{"challenge 404", fetchtest.Challenge(http.StatusNotFound), fetch.Unreachable},
+		{"challenge 503", fetchtest.Challenge(http.StatusServiceUnavailable), fetch.Unreachable},
+		{"rate-limit page 200", fetchtest.RateLimitPage(http.StatusOK), fetch.Unreachable},
+		{"plain 403", fetchtest.Status(http.StatusForbidden), fetch.OK},              // a 4xx: allow all (RFC 9309)
+		{"real robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"), fetch.OK}, // the control: /private is fetched
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				w.Host("a.test").Handle("/robots.txt", tt.robots).Handle("/private", fetchtest.HTML("private"))
+				bot := memBot(w)
+				bot.RobotsRetry = time.Minute
+				f := mustFetcher(t, bot)
+				p, err := f.Get(context.Background(), "http://a.test/private")
+				if w.Count("a.test", "/robots.txt") != 1 {
+					t.Fatalf("robots.txt asked %d times", w.Count("a.test", "/robots.txt"))
+				}
+				if p.Outcome != tt.want {
+					t.Fatalf("outcome %v (%v), want %v", p.Outcome, err, tt.want)
+				}
+				if tt.want == fetch.OK {
+					return
+				}
+				var ce *challenge.ChallengeError
+				if !errors.Is(err, robots.ErrUnreachable) || !errors.As(err, &ce) || !strings.Contains(err.Error(), "challenge") {
+					t.Errorf("error does not say robots.txt was a challenge page: %v", err)
+				}
+				if p.Body != nil {
+					t.Errorf("body returned: %q", p.Body)
+				}
+				time.Sleep(61 * time.Second)
+				f.Get(context.Background(), "http://a.test/private")
+				if n := w.Count("a.test", "/robots.txt"); n != 2 {
+					t.Errorf("robots.txt asked %d times after the retry interval, want 2", n)
+				}
+				synctest.Wait()
+				w.Check(t, fetchtest.NotFetched("a.test", "/private"))
 			})
 		})
 	}
