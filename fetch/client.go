@@ -278,7 +278,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err := c.checkURL(req.URL); err != nil {
 		closeBody(req)
-		c.log.Debug("fetch: refused", "url", req.URL.String(), "err", err)
+		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
 		return nil, err
 	}
 
@@ -300,7 +300,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		timed = true
 		if !time.Now().Before(d) {
 			closeBody(req)
-			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: context.DeadlineExceeded}
+			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: context.DeadlineExceeded}
 		}
 		ctx, cancel = withDeadline(ctx, d)
 	}
@@ -308,10 +308,10 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
 		cancel()
 		closeBody(req)
-		c.log.Debug("fetch: robots.txt refused", "url", req.URL.String(), "err", err)
+		c.log.Debug("fetch: robots.txt refused", "url", req.URL.Redacted(), "err", err)
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
-		return nil, &Error{Outcome: classify(err), URL: req.URL.String(), Err: err}
+		return nil, &Error{Outcome: classify(err), URL: req.URL.Redacted(), Err: err}
 	}
 
 	// A shallow copy with its own header: the layers below clone again
@@ -327,7 +327,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.inner.RoundTrip(out)
 	if err != nil {
 		cancel()
-		return nil, wrap(err, req.URL.String())
+		return nil, wrap(err, req.URL.Redacted())
 	}
 	if timed {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
@@ -379,10 +379,10 @@ func (c *chain) checkURL(u *url.URL) error {
 		return err
 	}
 	if p := matchURLWords(u, c.login); p != "" {
-		return &Error{Outcome: AuthRequired, URL: u.String(), Err: fmt.Errorf("fetch: login page (%q)", p)}
+		return &Error{Outcome: AuthRequired, URL: u.Redacted(), Err: fmt.Errorf("fetch: login page (%q)", p)}
 	}
 	if p := matchURLWords(u, c.deny); p != "" {
-		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
+		return &Error{Outcome: Disallowed, URL: u.Redacted(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
 	}
 	return nil
 }
@@ -412,7 +412,7 @@ func (c *chain) checkBlocked(u *url.URL) error {
 	host := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
 	for _, d := range c.blocked {
 		if host == d || strings.HasSuffix(host, "."+d) {
-			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
+			return &Error{Outcome: BlockedDomain, URL: u.Redacted(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
 		}
 	}
 	return nil
@@ -477,7 +477,7 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 	}
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 && !isMachineFile(resp.Request.Context()) {
 		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
-			return &Error{Outcome: NotHTML, URL: resp.Request.URL.String(), Status: resp.StatusCode,
+			return &Error{Outcome: NotHTML, URL: resp.Request.URL.Redacted(), Status: resp.StatusCode,
 				Err: fmt.Errorf("fetch: content type %q", ct)}
 		}
 	}
@@ -809,7 +809,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
 		if timedOut {
-			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: err}
+			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: err}
 		}
 		return nil, err
 	}
@@ -856,7 +856,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		if n == 0 && err != nil {
 			return 0, b.fail(err)
 		}
-		b.err = &Error{Outcome: TooLarge, URL: b.url.String(), Err: ErrTooLarge}
+		b.err = &Error{Outcome: TooLarge, URL: b.url.Redacted(), Err: ErrTooLarge}
 		b.Close()
 		return 0, b.err
 	}
@@ -878,7 +878,7 @@ func (b *limitedBody) fail(err error) error {
 		return err
 	}
 	if b.timed && errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
-		b.err = &Error{Outcome: Timeout, URL: b.url.String(), Err: err}
+		b.err = &Error{Outcome: Timeout, URL: b.url.Redacted(), Err: err}
 		return b.err
 	}
 	return err

@@ -10,8 +10,10 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/examples/internal/hooty"
+	"github.com/goodbot-go/goodbot/examples/internal/listings"
 	"github.com/goodbot-go/goodbot/examples/internal/readiness"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
+	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/signing"
 )
@@ -86,5 +88,25 @@ func TestAllowInternal_BadPrefix(t *testing.T) {
 	out := bottest.Run(t, hooty.Run, w, append(bottest.Args(t, nil, "", "-allow-internal", "10.0.0.0/33"), "http://a.test/")...)
 	if out.Code == botkit.ExitOK || !strings.Contains(out.Stderr, "-allow-internal") || len(w.Requests()) != 0 {
 		t.Errorf("exit %d, %d requests\n%s", out.Code, len(w.Requests()), out.Stderr)
+	}
+}
+
+// A site or listing URL with a password never shows the password in the
+// bot's messages or result lines.
+func TestNoPasswordInMessages(t *testing.T) {
+	for _, arg := range []string{"http://user:secret@a.test/", "https://user:secret@a.test/%zz", "user:secret@a.test"} {
+		_, err := botkit.SiteURL(arg)
+		if err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("SiteURL(%q): %v", arg, err)
+		}
+	}
+	r := botkit.ResultOf("http://user:secret@a.test/", nil, fetch.ErrBadURL)
+	if strings.Contains(r.URL, "secret") || strings.Contains(r.Reason, "secret") || r.URL != "http://user:xxxxx@a.test/" {
+		t.Errorf("result %+v", r)
+	}
+	csv := "listing_url,backlink,directory,schedule\nhttp://user:secret@a.test/%zz,http://d.test/,d.test,daily\nhttp://a.test/,ftp://user:secret@d.test/,d.test,daily\n"
+	_, err := listings.Parse(strings.NewReader(csv), "listings.csv")
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("listings: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // ResultOf turns what fetch.Fetcher.Get returned into a result line, with a
 // human reason for every outcome that is not plain "ok".
 func ResultOf(rawURL string, p *fetch.Page, err error) Result {
-	r := Result{URL: rawURL, Outcome: fetch.OutcomeOf(err).String()}
+	r := Result{URL: fetch.Redact(rawURL), Outcome: fetch.OutcomeOf(err).String()}
 	if p != nil {
 		r.Status = p.Status
 		r.Bytes = int64(len(p.Body))

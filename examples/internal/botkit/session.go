@@ -162,10 +162,10 @@ func SiteURL(arg string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not a URL: %v", arg, errors.Unwrap(err))
+		return nil, fmt.Errorf("%q is not a URL: %v", fetch.Redact(s), errors.Unwrap(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return nil, fmt.Errorf("%q is not an http(s) URL of a site", arg)
+		return nil, fmt.Errorf("%q is not an http(s) URL of a site (without credentials)", u.Redacted())
 	}
 	if u.Path == "" {
 		u.Path = "/"
