@@ -136,7 +136,9 @@ type Bot struct {
 	// LocalAddr.
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
-	// or stored (C5, D5).
+	// or stored, not even a Cookie header set on the request (C5, D5). It
+	// is about cookies only: Authorization and Proxy-Authorization headers
+	// are removed from every request, with or without a Jar.
 	Jar http.CookieJar
 
 	// Challenge detects challenge pages; nil means the default rules.

@@ -41,7 +41,9 @@ func New(bot Bot) (*http.Client, error) {
 // existing's Transport unless bot.Transport is set, calls existing's
 // CheckRedirect after its own hop limit, and takes existing's Timeout when
 // bot.Limits.Timeout is zero. existing is not modified. Its Jar is not
-// carried over: cookies come only from bot.Jar (C5).
+// carried over: cookies come only from bot.Jar (C5). As with [New], the
+// Authorization and Proxy-Authorization headers of a request are removed,
+// whether or not bot.Jar is set: the bot sends no credentials.
 //
 // A nil existing.Transport means a clone of http.DefaultTransport whose
 // dialer checks the addresses dialled (Bot.AllowInternal); so does an

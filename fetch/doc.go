@@ -33,8 +33,9 @@
 //     requests themselves go through layers 3 to 6, with the bot's headers,
 //     so they are paced and signed too (B12).
 //  3. Headers: User-Agent (fixed, or filled per request from
-//     [WithUserAgentVar]), From, Accept; Cookie and Authorization removed
-//     unless the bot has a Jar; validators for conditional refetches;
+//     [WithUserAgentVar]), From, Accept; Cookie removed unless the bot has
+//     a Jar; Authorization and Proxy-Authorization always removed (a bot
+//     sends no credentials, jar or not); validators for conditional refetches;
 //     Cache-Control: no-cache for [WithFresh].
 //  4. Politeness ([politeness.Transport]): waits for the host's turn, learns
 //     from 429/503 and Crawl-delay.
