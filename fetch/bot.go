@@ -182,7 +182,9 @@ type Limits struct {
 	MaxRedirects int
 	// MaxBodyBytes is the most body bytes read; at that point reading stops
 	// with ErrTooLarge and the connection is closed (D11). Zero means 10 MiB;
-	// negative means no limit.
+	// negative means no limit. Under [WithMachineFile] the limit is never
+	// below [MachineFileMaxBytes] (50 MiB), the size sitemaps.org allows a
+	// sitemap, so that the sitemap reader's own limits are what stop one.
 	MaxBodyBytes int64
 }
 
@@ -364,14 +366,21 @@ func isFresh(ctx context.Context) bool {
 
 type machineFileKey struct{}
 
+// MachineFileMaxBytes is the least body limit of a request under
+// [WithMachineFile]: 50 MiB, the largest uncompressed sitemap sitemaps.org
+// allows (with at most 50,000 URLs).
+const MachineFileMaxBytes = 50 << 20
+
 // WithMachineFile returns a context whose requests fetch a file meant for
 // programs rather than a page: a sitemap, /llms.txt, a feed. An HTML-only
 // bot (Bot.HTMLOnly) then asks for XML and text (unless the request sets
 // Accept itself) and takes whatever content type comes back instead of
-// failing with NotHTML. Everything else stays: robots.txt, pacing, signing,
-// limits, and challenge pages are still Blocked (C6). robots.txt itself is
-// fetched this way already. For bots that are not HTML-only it changes
-// nothing.
+// failing with NotHTML. The body limit (Limits.MaxBodyBytes) is raised to
+// [MachineFileMaxBytes] if it is lower, so that a sitemap within the
+// protocol's limits is read whole (the sitemap reader bounds it then).
+// Everything else stays: robots.txt, pacing, signing, the time limit, and
+// challenge pages are still Blocked (C6). robots.txt itself is fetched this
+// way already.
 //
 //	walker.Walk(fetch.WithMachineFile(ctx), sitemaps, fn) // walker.Client = fetcher.Client()
 func WithMachineFile(ctx context.Context) context.Context {

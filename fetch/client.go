@@ -826,7 +826,11 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		lb = new(limitedBody)
 	}
-	*lb = limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
+	left := t.maxBody
+	if left >= 0 && left < MachineFileMaxBytes && isMachineFile(req.Context()) {
+		left = MachineFileMaxBytes
+	}
+	*lb = limitedBody{rc: resp.Body, left: left, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	resp.Body = lb
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}

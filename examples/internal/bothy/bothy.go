@@ -124,7 +124,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	if !ok {
 		return false
 	}
-	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
+	res, err := b.walker.Check(fetch.WithMachineFile(ctx), origin(site), rules.Sitemaps()) // the 50 MiB sitemap limit, not a page's
 	if err != nil {
 		log.Warn("sitemap check failed", "err", err)
 	} else {
@@ -154,7 +154,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	if !ok {
 		return false
 	}
-	res, err := b.walker.Check(ctx, origin(site), rules.Sitemaps())
+	res, err := b.walker.Check(fetch.WithMachineFile(ctx), origin(site), rules.Sitemaps()) // the 50 MiB sitemap limit, not a page's
 	if err != nil {
 		log.Warn("freshness check failed", "err", err)
 		return false

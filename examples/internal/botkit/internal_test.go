@@ -2,6 +2,9 @@ package botkit_test
 
 import (
 	"crypto/ed25519"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -108,5 +111,39 @@ func TestNoPasswordInMessages(t *testing.T) {
 	_, err := listings.Parse(strings.NewReader(csv), "listings.csv")
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("listings: %v", err)
+	}
+}
+
+// The key file is read up to botkit.MaxKeyBytes (64 KiB): -key /dev/zero,
+// or any file larger than that, is refused with one clear line and exit 1,
+// before any request; a file at the bound is read (and refused as not PEM).
+func TestKeyFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.pem")
+	if err := os.WriteFile(big, make([]byte, botkit.MaxKeyBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	atBound := filepath.Join(dir, "bound.pem")
+	if err := os.WriteFile(atBound, make([]byte, botkit.MaxKeyBytes), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{big, atBound}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		paths = append(paths, "/dev/zero")
+	} else if os.Getenv("CI") != "" {
+		t.Fatalf("/dev/zero: %v", err)
+	}
+	for _, p := range paths {
+		_, err := botkit.LoadKey(p)
+		if tooLarge := p != atBound; err == nil || errors.Is(err, botkit.ErrKeyTooLarge) != tooLarge {
+			t.Errorf("LoadKey(%s): %v", p, err)
+		}
+		w := fetchtest.New()
+		w.Host("a.test").Handle("/", fetchtest.HTML("home"))
+		out := bottest.Run(t, bothy.Run, w, "-state", bottest.StatePath(t), "-key", p, "http://a.test/")
+		lines := strings.Split(strings.TrimSpace(out.Stderr), "\n")
+		if out.Code != botkit.ExitFailure || len(lines) != 1 || !strings.Contains(lines[0], p) || len(w.Requests()) != 0 {
+			t.Errorf("-key %s: exit %d, %d requests, stderr %q", p, out.Code, len(w.Requests()), out.Stderr)
+		}
 	}
 }
