@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
 
@@ -93,4 +94,36 @@ func TestDirectories_D8_D11_TrickleRobotsAbandonedAt15s(t *testing.T) {
 			t.Errorf("page fetched %d times without robots.txt", n)
 		}
 	})
+}
+
+// The signed bots (B2, D2) never follow a redirect from https to plain
+// http: their signed requests stay on TLS. The unsigned ones follow it.
+func TestProfiles_SignedBotsRefuseDowngrade(t *testing.T) {
+	for name, tc := range map[string]struct {
+		bot  fetch.Bot
+		want fetch.Outcome
+	}{
+		"bothy":       {Bothy(signingtest.BothyKey(), 1), fetch.InsecureRedirect},
+		"directories": {Directories(signingtest.DirectoriesKey(), nil, 1), fetch.InsecureRedirect},
+		"hooty":       {Hooty(0, 0, 1), fetch.OK},
+	} {
+		w := fetchtest.New()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
+			Handle("/p", fetchtest.Redirect("http://a.test/plain", 0)).Handle("/plain", fetchtest.HTML("plain"))
+		bot := tc.bot
+		bot.Transport = w.RoundTripper()
+		bot.Politeness = politeness.Policy{MinDelay: -1}
+		f, err := fetch.NewFetcher(bot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, _ := fetch.WithUserAgentVar(context.Background(), "directory", "d.example")
+		p, err := f.Get(ctx, "https://a.test/p")
+		if w.Count("a.test", "/p") != 1 {
+			t.Fatalf("%s: /p not asked for", name)
+		}
+		if p.Outcome != tc.want || (w.Count("a.test", "/plain") == 0) != (tc.want != fetch.OK) {
+			t.Errorf("%s: %v (%v), /plain asked %d times; want %v", name, p.Outcome, err, w.Count("a.test", "/plain"), tc.want)
+		}
+	}
 }
