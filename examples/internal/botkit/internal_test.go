@@ -3,6 +3,7 @@ package botkit_test
 import (
 	"crypto/ed25519"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/bothy"
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/directories"
 	"github.com/goodbot-go/goodbot/examples/internal/hooty"
 	"github.com/goodbot-go/goodbot/examples/internal/listings"
 	"github.com/goodbot-go/goodbot/examples/internal/readiness"
@@ -135,7 +137,7 @@ func TestKeyFileBounded(t *testing.T) {
 	}
 	for _, p := range paths {
 		_, err := botkit.LoadKey(p)
-		if tooLarge := p != atBound; err == nil || errors.Is(err, botkit.ErrKeyTooLarge) != tooLarge {
+		if tooLarge := p != atBound; err == nil || errors.Is(err, botkit.ErrInputTooLarge) != tooLarge {
 			t.Errorf("LoadKey(%s): %v", p, err)
 		}
 		w := fetchtest.New()
@@ -144,6 +146,72 @@ func TestKeyFileBounded(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(out.Stderr), "\n")
 		if out.Code != botkit.ExitFailure || len(lines) != 1 || !strings.Contains(lines[0], p) || len(w.Requests()) != 0 {
 			t.Errorf("-key %s: exit %d, %d requests, stderr %q", p, out.Code, len(w.Requests()), out.Stderr)
+		}
+	}
+}
+
+// OpenBounded reads a file up to its bound and fails one byte past it.
+func TestOpenBounded(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		size, max int
+		tooLarge  bool
+	}{{0, 0, false}, {10, 10, false}, {11, 10, true}, {9, 10, false}, {1 << 20, 64 << 10, true}} {
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, make([]byte, tt.size), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := botkit.OpenBounded(p, int64(tt.max))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
+		if errors.Is(err, botkit.ErrInputTooLarge) != tt.tooLarge || (err == nil && len(b) != tt.size) || len(b) > tt.max {
+			t.Errorf("size %d bound %d: %d bytes, %v", tt.size, tt.max, len(b), err)
+		}
+	}
+}
+
+// directoriesbot's -listings and -blocklist files are read up to their
+// bounds (64 MiB, 16 MiB): /dev/zero is refused with one line naming it,
+// exit 1, and nothing is fetched.
+func TestDirectoriesInputFilesBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("/dev/zero: %v", err)
+		}
+		t.Skipf("no /dev/zero here: %v", err)
+	}
+	key, err := signing.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(t.TempDir(), "listings.csv")
+	if err := os.WriteFile(good, []byte("listing_url,backlink,directory,schedule\nhttp://a.test/,http://d.test/,d.test,daily\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bigBlock := filepath.Join(t.TempDir(), "blocked.txt")
+	if err := os.WriteFile(bigBlock, []byte(strings.Repeat("spam.example\n", botkit.MaxBlockListBytes/13+1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		flags    []string
+		name     string
+		tooLarge bool
+	}{
+		{[]string{"-listings", "/dev/zero"}, "/dev/zero", true},
+		{[]string{"-listings", good, "-blocklist", bigBlock}, bigBlock, true},
+		{[]string{"-listings", good, "-blocklist", "/dev/zero"}, "/dev/zero", false}, // one line over 64 KiB: bounded by the line limit
+	} {
+		flags := tt.flags
+		w := fetchtest.New()
+		w.Host("a.test").Handle("/", fetchtest.HTML("home"))
+		out := bottest.Run(t, directories.Run, w, bottest.Args(t, key, "", flags...)...)
+		lines := strings.Split(strings.TrimSpace(out.Stderr), "\n")
+		last := lines[len(lines)-1]
+		if out.Code != botkit.ExitFailure || !strings.Contains(last, tt.name) || strings.Contains(last, "too large") != tt.tooLarge || len(w.Requests()) != 0 {
+			t.Errorf("%v: exit %d, %d requests, stderr %q", flags, out.Code, len(w.Requests()), out.Stderr)
 		}
 	}
 }

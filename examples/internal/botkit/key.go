@@ -24,31 +24,21 @@ func KeyHelp(name, directory string) string {
 		"then run with:   go run ./examples/%s -key %s.pem ...", name, name, name, directory, name, name)
 }
 
-// MaxKeyBytes bounds the key file: an Ed25519 PKCS#8 PEM key is about 120
-// bytes, so a file larger than this is not one (say -key /dev/zero) and is
-// refused without reading further.
-const MaxKeyBytes = 64 << 10
-
-// ErrKeyTooLarge is the error of [LoadKey] for a file over MaxKeyBytes.
-var ErrKeyTooLarge = errors.New("larger than 64 KiB: not a PEM private key")
-
-// LoadKey reads the PKCS#8 PEM key at path, at most MaxKeyBytes of it. An
-// empty path is ErrNoKey.
+// LoadKey reads the PKCS#8 PEM key at path, at most MaxKeyBytes of it: a
+// larger file is not a key (say -key /dev/zero) and fails with
+// ErrInputTooLarge without being read further. An empty path is ErrNoKey.
 func LoadKey(path string) (ed25519.PrivateKey, error) {
 	if path == "" {
 		return nil, ErrNoKey
 	}
-	f, err := os.Open(path)
+	f, err := OpenBounded(path, MaxKeyBytes)
 	if err != nil {
 		return nil, fmt.Errorf("key: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxKeyBytes+1))
+	b, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("key %s: %w", path, err)
-	}
-	if len(b) > MaxKeyBytes {
-		return nil, fmt.Errorf("key %s: %w", path, ErrKeyTooLarge)
+		return nil, fmt.Errorf("key %s: %w: not a PEM private key", path, err)
 	}
 	k, err := signing.ParsePrivateKeyPEM(b)
 	if err != nil {
