@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -19,8 +20,9 @@ import (
 // them. The check runs twice:
 //
 //   - on the URL of every hop (redirects and robots.txt fetches included):
-//     a host that is a literal IP address, or a "localhost" name (RFC
-//     6761), is checked before anything is sent;
+//     a host that is a literal IP address (also in the loose forms browsers
+//     and inet_aton accept, such as "127.1" or "2130706433"), or a
+//     "localhost" name (RFC 6761), is checked before anything is sent;
 //   - on the address actually dialled, in the Control hook of the dialer of
 //     the base transport fetch builds: a name is checked after DNS has
 //     answered, so neither a DNS answer nor a redirect to a name can smuggle
@@ -129,9 +131,74 @@ func (p *addrPolicy) checkURL(u *url.URL) error {
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
-		return nil // a name: checked when dialled
+		var ok bool
+		if a, ok = parseLooseIPv4(host); !ok {
+			return nil // a name: checked when dialled
+		}
 	}
 	return p.check(a)
+}
+
+// parseLooseIPv4 reads host as the WHATWG URL standard's IPv4 parser does,
+// when its last label is a number: one to four parts, each decimal, octal
+// (leading 0) or hexadecimal (0x), the last filling the remaining bytes
+// ("127.1", "0x7f.1", "2130706433" are 127.0.0.1). Browsers and the C
+// resolver (inet_aton) read such hosts as addresses, so they are checked
+// as addresses, also under a transport fetch cannot see into. ok is false
+// for a host that does not end in a number, or is not a valid address.
+func parseLooseIPv4(host string) (addr netip.Addr, ok bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if len(parts) > 4 || !isNumberLabel(parts[len(parts)-1]) {
+		return netip.Addr{}, false
+	}
+	var v uint64
+	for i, s := range parts {
+		n, ok := parseIPv4Number(s)
+		last := i == len(parts)-1
+		if !ok || (!last && n > 255) || (last && n >= 1<<(8*(5-len(parts)))) {
+			return netip.Addr{}, false
+		}
+		if last {
+			v += n
+		} else {
+			v += n << (8 * (3 - i))
+		}
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// isNumberLabel reports whether s is all decimal digits, or "0x" and hex
+// digits (the WHATWG "ends in a number" test on the last label).
+func isNumberLabel(s string) bool {
+	if s == "" {
+		return false
+	}
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return strings.Trim(s[2:], "0123456789abcdefABCDEF") == ""
+	}
+	return strings.Trim(s, "0123456789") == ""
+}
+
+// parseIPv4Number parses one part of a loose IPv4 address.
+func parseIPv4Number(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := 10
+	switch {
+	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		s, base = s[2:], 16
+	case len(s) >= 2 && s[0] == '0':
+		s, base = s[1:], 8
+	}
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	return n, err == nil
 }
 
 // control is the net.Dialer ControlContext of the base transport: it sees

@@ -65,6 +65,20 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		{"::ffff:169.254.169.254", loopbackOnly, fetch.InternalAddress},
 		{"::ffff:10.0.0.1", prefixes("::ffff:10.0.0.0/104"), fetch.OK}, // a mapped prefix opens the IPv4 range
 		{"::ffff:10.0.0.1", prefixes("10.0.0.0/8"), fetch.OK},
+		// Loose IPv4 forms (WHATWG URL, inet_aton) are the addresses they spell.
+		{"2130706433", nil, fetch.InternalAddress},
+		{"127.1", nil, fetch.InternalAddress},
+		{"0x7f.1", nil, fetch.InternalAddress},
+		{"0177.0.0.1", nil, fetch.InternalAddress},
+		{"0x7f000001", nil, fetch.InternalAddress},
+		{"169.254.43518", prefixes("10.0.0.0/8"), fetch.InternalAddress},
+		{"0xA9FEA9FE", nil, fetch.InternalAddress},
+		{"10.0x10203", nil, fetch.InternalAddress},
+		{"127.0.0.1.", nil, fetch.InternalAddress},
+		{"2130706433", loopbackOnly, fetch.OK},
+		{"134744072", nil, fetch.OK},      // 8.8.8.8
+		{"1.2.3.4.5", nil, fetch.OK},      // five parts: a name, resolved (and checked) when dialled
+		{"0x7f.1.example", nil, fetch.OK}, // a name
 		{"93.184.216.34", nil, fetch.OK},
 		{"2606:4700::1111", nil, fetch.OK},
 		{"100.128.0.1", nil, fetch.OK},
@@ -210,6 +224,31 @@ func TestInternal_DNSNameToInternal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCheckHost: any host either passes or is refused with the address it
+// spells, and that address, written plainly, is refused too.
+func FuzzCheckHost(f *testing.F) {
+	for _, s := range []string{"127.0.0.1", "2130706433", "0x7f.1", "0177.0.0.1", "a.test", "[::1]", "[::ffff:127.0.0.1]", "1.2.3.4.", "0x", "08.1", "localhost", "1e2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		err := fetch.CheckHost(&url.URL{Scheme: "http", Host: host, Path: "/"}, nil)
+		if err == nil {
+			return
+		}
+		var ie *fetch.InternalAddressError
+		if !errors.As(err, &ie) || !ie.Addr.IsValid() || ie.Kind == "" {
+			t.Fatalf("CheckHost(%q) = %v", host, err)
+		}
+		plain := &url.URL{Scheme: "http", Host: hostPort(ie.Addr.String()), Path: "/"}
+		if fetch.CheckHost(plain, nil) == nil {
+			t.Fatalf("CheckHost(%q) refused %s, but not %s", host, ie.Addr, plain)
+		}
+		if fetch.CheckHost(&url.URL{Scheme: "http", Host: host, Path: "/"}, []netip.Prefix{netip.PrefixFrom(ie.Addr, ie.Addr.BitLen())}) != nil {
+			t.Fatalf("CheckHost(%q) still refused with %s allowed", host, ie.Addr)
+		}
+	})
 }
 
 // newServerOn starts an httptest server listening on ip.
