@@ -109,6 +109,15 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		if !errors.Is(err, fetch.ErrInternalAddress) || !errors.As(err, &ie) || !strings.Contains(err.Error(), "AllowInternal") {
 			t.Errorf("%s: error %v does not say why", u, err)
 		}
+		// Through http.Client too: the sentinel matches through *url.Error.
+		_, err = f.Client().Get(u)
+		var ue *url.Error
+		if !errors.As(err, &ue) || !errors.Is(err, fetch.ErrInternalAddress) || fetch.OutcomeOf(err) != fetch.InternalAddress {
+			t.Errorf("%s via Client: %v", u, err)
+		}
+		if n := len(w.Requests()); n != 0 {
+			t.Errorf("%s via Client: %d requests sent", u, n)
+		}
 	}
 }
 
