@@ -124,19 +124,27 @@ func CheckHost(u *url.URL, allow []netip.Prefix) error {
 
 // checkURL checks u's host when it names an address without DNS: a literal
 // IP address, or localhost (taken as 127.0.0.1).
+//
+// A name costs no allocation: it is not handed to netip.ParseAddr, whose
+// error would allocate.
 func (p *addrPolicy) checkURL(u *url.URL) error {
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	host := u.Hostname()
+	if strings.IndexByte(host, ':') >= 0 { // only an IPv6 literal has a colon here
+		a, err := netip.ParseAddr(host)
+		if err != nil {
+			return nil // not an address: the dialler refuses it
+		}
+		return p.check(a)
+	}
+	if a, ok := parseLooseIPv4(host); ok { // dotted quads, and the loose forms
+		return p.check(a)
+	}
+	host = strings.TrimSuffix(host, ".")
+	if strings.EqualFold(host, "localhost") ||
+		(len(host) > len(".localhost") && strings.EqualFold(host[len(host)-len(".localhost"):], ".localhost")) {
 		return p.check(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		var ok bool
-		if a, ok = parseLooseIPv4(host); !ok {
-			return nil // a name: checked when dialled
-		}
-	}
-	return p.check(a)
+	return nil // a name: checked when dialled
 }
 
 // parseLooseIPv4 reads host as the WHATWG URL standard's IPv4 parser does,
@@ -147,18 +155,24 @@ func (p *addrPolicy) checkURL(u *url.URL) error {
 // as addresses, also under a transport fetch cannot see into. ok is false
 // for a host that does not end in a number, or is not a valid address.
 func parseLooseIPv4(host string) (addr netip.Addr, ok bool) {
-	parts := strings.Split(host, ".")
-	if len(parts) > 1 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
+	h := host
+	if len(h) > 1 && h[len(h)-1] == '.' {
+		h = h[:len(h)-1]
 	}
-	if len(parts) > 4 || !isNumberLabel(parts[len(parts)-1]) {
+	if !isNumberLabel(h[strings.LastIndexByte(h, '.')+1:]) {
+		return netip.Addr{}, false // a name: the common case, without allocating
+	}
+	nparts := strings.Count(h, ".") + 1
+	if nparts > 4 {
 		return netip.Addr{}, false
 	}
 	var v uint64
-	for i, s := range parts {
+	for i := 0; i < nparts; i++ {
+		s, rest, _ := strings.Cut(h, ".")
+		h = rest
 		n, ok := parseIPv4Number(s)
-		last := i == len(parts)-1
-		if !ok || (!last && n > 255) || (last && n >= 1<<(8*(5-len(parts)))) {
+		last := i == nparts-1
+		if !ok || (!last && n > 255) || (last && n >= 1<<(8*(5-nparts))) {
 			return netip.Addr{}, false
 		}
 		if last {
