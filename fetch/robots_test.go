@@ -3,8 +3,11 @@ package fetch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -13,6 +16,7 @@ import (
 	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 )
 
@@ -275,5 +279,42 @@ func TestRobots_ChallengeAnswerClosesSite(t *testing.T) {
 				w.Check(t, fetchtest.NotFetched("a.test", "/private"))
 			})
 		})
+	}
+}
+
+// The challenge check on robots.txt answers never mistakes a real robots.txt
+// for a challenge page: each of the 898 real files of
+// ../shared/robots-realworld, served with 200 as text/plain, is read as
+// rules through the bot's chain, not as unreachable.
+func TestRobots_RealFilesAreNotChallenges(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "robots-realworld")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) == 0 {
+		if ci() {
+			t.Fatalf("no robots.txt files in %s", dir)
+		}
+		t.Skipf("no robots.txt files in %s (the shared data is not here)", dir)
+	}
+	w := fetchtest.New()
+	hosts := make([]string, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts[i] = fmt.Sprintf("r%04d.test", i)
+		w.Host(hosts[i]).Handle("/robots.txt", fetchtest.Text("text/plain", string(b)))
+	}
+	bot := memBot(w)
+	bot.Politeness = politeness.Policy{MinDelay: -1}
+	f := mustFetcher(t, bot)
+	for i, h := range hosts {
+		r, err := f.Robots().Get(context.Background(), &url.URL{Scheme: "http", Host: h, Path: "/"})
+		if err != nil || r.Unreachable() {
+			t.Errorf("%s: read as unreachable (%v)", files[i], err)
+		}
+	}
+	if n := len(w.Requests()); n != len(files) {
+		t.Fatalf("%d robots.txt requests for %d files", n, len(files))
 	}
 }
