@@ -23,3 +23,20 @@ func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport 
 	}
 	return t
 }
+
+// BaseDial dials addr through the base transport of client (made by New or
+// Wrap), below every URL check: it shows whether that transport's dialer
+// checks the address dialled. ok is false when the base is not an
+// *http.Transport with a DialContext.
+func BaseDial(ctx context.Context, client *http.Client, addr string) (conn net.Conn, err error, ok bool) {
+	bt, isBot := client.Transport.(*botTransport)
+	if !isBot {
+		return nil, nil, false
+	}
+	t, isHTTP := bt.c.base.(*http.Transport)
+	if !isHTTP || t.DialContext == nil {
+		return nil, nil, false
+	}
+	conn, err = t.DialContext(ctx, "tcp", addr)
+	return conn, err, true
+}

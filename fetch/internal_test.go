@@ -300,3 +300,63 @@ func TestInternal_RefuseDowngrade(t *testing.T) {
 		}
 	}
 }
+
+// The transports fetch builds or clones (New without Transport, Wrap of a
+// client without one, Wrap with LocalAddr) check the address they dial,
+// below the URL checks; a caller's own transport is left alone.
+func TestInternal_DialerOfBuiltTransports(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	addr := ln.Addr().String()
+	mk := func(allow []netip.Prefix, wrap *http.Client, local netip.Addr) *http.Client {
+		bot := fetch.Bot{UserAgent: testUA, AllowInternal: allow, LocalAddr: local}
+		if wrap == nil {
+			return mustClient(t, bot)
+		}
+		c, err := fetch.Wrap(bot, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	lo := netip.MustParseAddr("127.0.0.1")
+	for _, tt := range []struct {
+		name    string
+		client  *http.Client
+		refused bool
+	}{
+		{"New", mk(nil, nil, netip.Addr{}), true},
+		{"New, 127/8 allowed", mk(loopbackOnly, nil, netip.Addr{}), false},
+		{"Wrap, no transport", mk(nil, &http.Client{}, netip.Addr{}), true},
+		{"Wrap, no transport, 127/8 allowed", mk(loopbackOnly, &http.Client{}, netip.Addr{}), false},
+		{"Wrap, LocalAddr", mk(nil, &http.Client{Transport: &http.Transport{}}, lo), true},
+	} {
+		conn, err, ok := fetch.BaseDial(context.Background(), tt.client, addr)
+		if !ok {
+			t.Fatalf("%s: base transport not reachable", tt.name)
+		}
+		if conn != nil {
+			conn.Close()
+		}
+		if refused := errors.Is(err, fetch.ErrInternalAddress); refused != tt.refused || (!tt.refused && err != nil) {
+			t.Errorf("%s: dial %s: %v, want refused %v", tt.name, addr, err, tt.refused)
+		}
+	}
+	// A caller's transport dials on its own: fetch does not reach into it.
+	own := mk(nil, &http.Client{Transport: rtFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("x") })}, netip.Addr{})
+	if _, _, ok := fetch.BaseDial(context.Background(), own, addr); ok {
+		t.Error("a caller's RoundTripper was replaced")
+	}
+}
