@@ -115,7 +115,8 @@ type Bot struct {
 	// Literal addresses and "localhost" names are checked on the URL of
 	// every hop. Other names are checked on the address actually dialled,
 	// after DNS, by the dialer of the base transport fetch builds (Transport
-	// nil, or the transports [Wrap] clones); a caller's own Transport dials
+	// nil, also under [Wrap] of a client without one, or the transport Wrap
+	// clones to set LocalAddr); a caller's own Transport dials
 	// by itself, so for it only literal addresses are checked. Behind a
 	// proxy, the address dialled is the proxy's (list it here if it is
 	// internal), and the sites' names are resolved by the proxy.

@@ -45,7 +45,7 @@ func New(bot Bot) (*http.Client, error) {
 // Authorization and Proxy-Authorization headers of a request are removed,
 // whether or not bot.Jar is set: the bot sends no credentials.
 //
-// A nil existing.Transport means a clone of http.DefaultTransport whose
+// A nil existing.Transport means the base transport New builds, whose
 // dialer checks the addresses dialled (Bot.AllowInternal); so does an
 // *http.Transport when bot.LocalAddr is valid (it is cloned to set the
 // source address). Any other transport dials on its own, and only hosts
@@ -54,13 +54,9 @@ func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
 	if existing == nil {
 		existing = &http.Client{}
 	}
-	if bot.Transport == nil {
+	if bot.Transport == nil && existing.Transport != nil {
 		bot.Transport = existing.Transport
-		t, ok := bot.Transport.(*http.Transport)
-		if bot.Transport == nil {
-			t, ok = http.DefaultTransport.(*http.Transport), true
-		}
-		if ok && (existing.Transport == nil || bot.LocalAddr.IsValid()) {
+		if t, ok := bot.Transport.(*http.Transport); ok && bot.LocalAddr.IsValid() {
 			t = t.Clone()
 			t.DialContext = guardedDialer(bot.LocalAddr, newAddrPolicy(bot.AllowInternal)).DialContext
 			bot.Transport = t
