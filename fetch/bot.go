@@ -107,7 +107,9 @@ type Bot struct {
 	// private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, among them
 	// the cloud metadata address 169.254.169.254, and fe80::/10),
 	// unspecified (0.0.0.0/8, ::), multicast, broadcast or shared
-	// (100.64.0.0/10) address, or an IPv4-mapped IPv6 form of one, ends as
+	// (100.64.0.0/10) address, or an IPv6 form of one (IPv4-mapped, NAT64
+	// 64:ff9b::/96, IPv4-compatible; the ranges are matched against the
+	// IPv4 address such a form reaches), ends as
 	// InternalAddress without a request. Only the listed ranges are opened:
 	// an intranet bot listing 10.0.0.0/8 still never reaches
 	// 169.254.169.254. A public address is always allowed.

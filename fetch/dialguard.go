@@ -35,7 +35,7 @@ import (
 // address refused and the kind of range it lies in. errors.Is matches
 // ErrInternalAddress. It is plain data.
 type InternalAddressError struct {
-	Addr netip.Addr // the address (IPv4-mapped IPv6 addresses unmapped)
+	Addr netip.Addr // the address; for an IPv4-mapped, NAT64 or IPv4-compatible IPv6 address, the IPv4 address it reaches
 	Kind string     // "loopback", "private", "link-local", "unspecified", "multicast", "shared", "broadcast"
 }
 
@@ -73,6 +73,25 @@ var (
 	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
 )
 
+var (
+	nat64    = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 well-known NAT64 prefix
+	compatV4 = netip.MustParsePrefix("::/96")        // deprecated IPv4-compatible addresses
+)
+
+// embeddedIPv4 returns the IPv4 address a NAT64 or IPv4-compatible IPv6
+// address reaches (so 64:ff9b::a9fe:a9fe is 169.254.169.254), and a itself
+// otherwise. :: and ::1 stay as they are.
+func embeddedIPv4(a netip.Addr) netip.Addr {
+	if !a.Is6() || !(nat64.Contains(a) || compatV4.Contains(a)) {
+		return a
+	}
+	if a.IsUnspecified() || a.IsLoopback() {
+		return a
+	}
+	b := a.As16()
+	return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+}
+
 // internalKind returns the kind of internal range a lies in, or "" for a
 // public address. a must be unmapped and without zone.
 func internalKind(a netip.Addr) string {
@@ -97,7 +116,7 @@ func internalKind(a netip.Addr) string {
 
 // check returns an *InternalAddressError if a is internal and not allowed.
 func (p *addrPolicy) check(a netip.Addr) error {
-	a = a.Unmap().WithZone("")
+	a = embeddedIPv4(a.Unmap().WithZone(""))
 	kind := internalKind(a)
 	if kind == "" {
 		return nil

@@ -65,6 +65,10 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		{"::ffff:169.254.169.254", loopbackOnly, fetch.InternalAddress},
 		{"::ffff:10.0.0.1", prefixes("::ffff:10.0.0.0/104"), fetch.OK}, // a mapped prefix opens the IPv4 range
 		{"::ffff:10.0.0.1", prefixes("10.0.0.0/8"), fetch.OK},
+		{"64:ff9b::a9fe:a9fe", nil, fetch.InternalAddress}, // NAT64 to 169.254.169.254
+		{"64:ff9b::7f00:1", loopbackOnly, fetch.OK},        // NAT64 to 127.0.0.1
+		{"::7f00:1", nil, fetch.InternalAddress},           // IPv4-compatible 127.0.0.1
+		{"64:ff9b::808:808", nil, fetch.OK},                // NAT64 to 8.8.8.8
 		// Loose IPv4 forms (WHATWG URL, inet_aton) are the addresses they spell.
 		{"2130706433", nil, fetch.InternalAddress},
 		{"127.1", nil, fetch.InternalAddress},
