@@ -66,7 +66,9 @@
 // cause from the packages below (robots.ErrDisallowed,
 // challenge.ErrChallenged, politeness.ErrGaveUp...). Requests a polite bot
 // never sends (POST, a URL with credentials, a User-Agent placeholder without
-// a value) fail with ErrMethod, ErrBadURL or ErrUserAgent.
+// a value) fail with ErrMethod, ErrBadURL or ErrUserAgent. A URL in an
+// error or a log record never shows a password: it is redacted
+// (url.URL.Redacted, or [Redact] for text that does not parse).
 //
 // # State
 //
