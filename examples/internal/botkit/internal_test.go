@@ -215,3 +215,27 @@ func TestDirectoriesInputFilesBounded(t *testing.T) {
 		}
 	}
 }
+
+// A robots.txt answered with a challenge page (200 or 403) closes the site
+// for the bot: nothing else is fetched, and the result line says why.
+func TestChallengedRobotsClosesSite(t *testing.T) {
+	for _, status := range []int{200, 403} {
+		w := fetchtest.New()
+		w.Host("docs.test").Handle("/robots.txt", fetchtest.Challenge(status)).
+			Handle("/", fetchtest.HTML(`<a href="/private">p</a>`)).Handle("/private", fetchtest.HTML("private"))
+		var out *bottest.Output
+		synctest.Test(t, func(t *testing.T) {
+			out = bottest.Run(t, hooty.Run, w, append(bottest.Args(t, nil, ""), "http://docs.test/")...)
+		})
+		if n := w.Count("docs.test", "/robots.txt"); n == 0 {
+			t.Fatalf("%d: robots.txt never asked for", status)
+		}
+		if n := w.Count("docs.test", "/") + w.Count("docs.test", "/private"); n != 0 {
+			t.Errorf("%d: %d pages fetched behind a challenged robots.txt", status, n)
+		}
+		r, ok := out.Result("http://docs.test/")
+		if !ok || r.Outcome != "unreachable" || !strings.Contains(r.Reason, "robots.txt answered with a challenge page, not rules (cloudflare") {
+			t.Errorf("%d: result %+v (found %v)\n%s", status, r, ok, out.Stdout)
+		}
+	}
+}

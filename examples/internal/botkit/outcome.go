@@ -43,7 +43,7 @@ func Reason(p *fetch.Page, err error) string {
 		var ce *challenge.ChallengeError
 		switch {
 		case de.Unreachable && errors.As(de.Err, &ce):
-			return "robots.txt answered with a " + verdictText(ce.Verdict) + " page, not rules: no permission assumed"
+			return "robots.txt answered with a challenge page, not rules (" + verdictText(ce.Verdict) + "): no permission assumed"
 		case de.Unreachable:
 			return "robots.txt unreachable: no permission assumed"
 		}

@@ -36,7 +36,7 @@ func TestReasonAndStopsSite_C7(t *testing.T) {
 		{gaveUp, "politeness: gave up on host", true},
 		{down, "politeness: host is down", true},
 		{internal, "169.254.169.254 is a link-local address: not reached without -allow-internal", false},
-		{challenged, "robots.txt answered with a cloudflare js_challenge page, not rules: no permission assumed", true},
+		{challenged, "robots.txt answered with a challenge page, not rules (cloudflare js_challenge): no permission assumed", true},
 		{&fetch.Error{Outcome: fetch.Timeout, URL: "http://a.test/", Err: errors.New("slow")}, "timeout http://a.test/: slow", false},
 	}
 	for _, tt := range tests {
