@@ -385,23 +385,6 @@ func (c *chain) checkURL(u *url.URL) error {
 	return nil
 }
 
-// checkAddr refuses a URL whose host is a literal internal address the bot
-// may not reach.
-func (c *chain) checkAddr(u *url.URL) error {
-	if err := c.addrs.checkURL(u); err != nil {
-		return &Error{Outcome: InternalAddress, URL: u.Redacted(), Err: err}
-	}
-	return nil
-}
-
-// redacted is u.Redacted, or "<nil>".
-func redacted(u *url.URL) string {
-	if u == nil {
-		return "<nil>"
-	}
-	return u.Redacted()
-}
-
 // checkBlocked refuses URLs on the domain block list (D14).
 func (c *chain) checkBlocked(u *url.URL) error {
 	if len(c.blocked) == 0 {

@@ -131,6 +131,15 @@ func (p *addrPolicy) check(a netip.Addr) error {
 	return &InternalAddressError{Addr: a, Kind: kind}
 }
 
+// checkAddr refuses a URL whose host is a literal internal address the bot
+// may not reach.
+func (c *chain) checkAddr(u *url.URL) error {
+	if err := c.addrs.checkURL(u); err != nil {
+		return &Error{Outcome: InternalAddress, URL: u.Redacted(), Err: err}
+	}
+	return nil
+}
+
 // CheckHost is the check every request's URL gets against Bot.AllowInternal
 // = allow: it returns an [*InternalAddressError] when u's host is a literal
 // address, or a localhost name (RFC 6761, taken as 127.0.0.1), in an

@@ -43,3 +43,11 @@ func badURL(rawURL string, err error) error {
 	}
 	return fmt.Errorf("%w: %q: %v", ErrBadURL, Redact(rawURL), err)
 }
+
+// redacted is u.Redacted, or "<nil>".
+func redacted(u *url.URL) string {
+	if u == nil {
+		return "<nil>"
+	}
+	return u.Redacted()
+}
