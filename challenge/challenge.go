@@ -154,17 +154,16 @@ func sniff(resp *http.Response, c *compiled) (Verdict, error) {
 		size = int(cl) + 1
 	}
 	buf := make([]byte, size)
-	n, err := io.ReadFull(resp.Body, buf)
+	n, err := readFull(resp.Body, buf)
 	if err == nil && size < MaxBytes {
 		buf = append(buf, make([]byte, MaxBytes-size)...)
 		var m int
-		m, err = io.ReadFull(resp.Body, buf[size:])
+		m, err = readFull(resp.Body, buf[size:])
 		n += m
 	}
 	buf = buf[:n]
-	switch err {
-	case nil, io.EOF, io.ErrUnexpectedEOF:
-		err = nil
+	if err == io.EOF {
+		err = nil // the body ended; a body cut short (io.ErrUnexpectedEOF) did not
 	}
 	rest := io.Reader(resp.Body)
 	if err != nil {
@@ -176,6 +175,21 @@ func sniff(resp *http.Response, c *compiled) (Verdict, error) {
 		return v, fmt.Errorf("challenge: reading body: %w", err)
 	}
 	return v, nil
+}
+
+// readFull reads into buf until it is full or r fails, and returns r's
+// error as r gave it: unlike io.ReadFull, a body that ended (io.EOF) stays
+// distinct from one that broke off (io.ErrUnexpectedEOF from net/http).
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 type replayBody struct {

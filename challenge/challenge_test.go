@@ -353,3 +353,48 @@ func TestDetect_C6_NoMarkerBody(t *testing.T) {
 		})
 	}
 }
+
+// cutReader yields its bytes, then io.ErrUnexpectedEOF: what net/http
+// returns for a body cut short of its Content-Length or its last chunk.
+type cutReader struct{ r io.Reader }
+
+func (c cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// A body that broke off stays broken after Sniff, wherever the cut falls:
+// within the bytes Sniff reads (then Sniff says so too) or after them. A
+// body that ended is no error.
+func TestSniff_TruncatedBodyKeepsItsError(t *testing.T) {
+	for _, tt := range []struct {
+		size     int
+		cut      bool
+		sniffErr bool
+	}{
+		{0, true, true}, {100, true, true}, {MaxBytes - 1, true, true},
+		{MaxBytes + 1, true, false}, {3 * MaxBytes, true, false},
+		{0, false, false}, {100, false, false}, {MaxBytes - 1, false, false}, {3 * MaxBytes, false, false},
+	} {
+		body := bytes.Repeat([]byte("x"), tt.size)
+		var r io.Reader = bytes.NewReader(body)
+		if tt.cut {
+			r = cutReader{r}
+		}
+		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(r), ContentLength: -1}
+		_, err := Sniff(resp)
+		if (err != nil) != tt.sniffErr || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF)) {
+			t.Errorf("size %d cut %v: Sniff error %v", tt.size, tt.cut, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if len(got) != tt.size {
+			t.Errorf("size %d cut %v: read back %d bytes", tt.size, tt.cut, len(got))
+		}
+		if tt.cut != errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("size %d cut %v: read back with error %v", tt.size, tt.cut, err)
+		}
+	}
+}

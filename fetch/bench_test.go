@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,6 +112,8 @@ func benchBot(tr http.RoundTripper) fetch.Bot {
 		From:       "bot@bench.example",
 		Transport:  tr,
 		Politeness: politeness.Policy{MinDelay: -1},
+		// The bench server is on loopback.
+		AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 	}
 }
 

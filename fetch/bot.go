@@ -50,8 +50,11 @@ type Bot struct {
 	// RobotsStore keeps robots.txt copies (nil: in memory). Use
 	// fetch/boltstate to keep them in the bot's state file.
 	RobotsStore robots.Store
-	// RobotsTimeout bounds one robots.txt fetch, redirects included; a
-	// robots.txt that times out closes the site (D8). Zero means 30 s.
+	// RobotsTimeout bounds one robots.txt fetch, redirects, body and any
+	// politeness wait included; a robots.txt that times out closes the site
+	// (D8), however slowly its bytes still come. Zero (or negative) means
+	// the bot's fetch time limit (Limits.Timeout) when that is shorter than
+	// 30 s, else 30 s.
 	RobotsTimeout time.Duration
 	// RobotsRetry is the robots.txt failure policy: after a server error,
 	// 429, timeout or network error the whole site is closed (H5, D8) and
@@ -101,6 +104,35 @@ type Bot struct {
 	// Unicode or punycode labels.
 	BlockedDomains []string
 
+	// AllowInternal lists the internal address ranges the bot may connect
+	// to. Nil (the default) allows none: a URL, redirect hop or robots.txt
+	// fetch whose host is, or resolves to, a loopback (127.0.0.0/8, ::1),
+	// private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, among them
+	// the cloud metadata address 169.254.169.254, and fe80::/10),
+	// unspecified (0.0.0.0/8, ::), multicast, broadcast or shared
+	// (100.64.0.0/10) address, or an IPv6 form of one (IPv4-mapped, NAT64
+	// 64:ff9b::/96, IPv4-compatible; the ranges are matched against the
+	// IPv4 address such a form reaches), ends as
+	// InternalAddress without a request. Only the listed ranges are opened:
+	// an intranet bot listing 10.0.0.0/8 still never reaches
+	// 169.254.169.254. A public address is always allowed.
+	//
+	// Literal addresses and "localhost" names are checked on the URL of
+	// every hop. Other names are checked on the address actually dialled,
+	// after DNS, by the dialer of the base transport fetch builds (Transport
+	// nil, also under [Wrap] of a client without one, or the transport Wrap
+	// clones to set LocalAddr); a caller's own Transport dials
+	// by itself, so for it only literal addresses are checked. Behind a
+	// proxy, the address dialled is the proxy's (list it here if it is
+	// internal), and the sites' names are resolved by the proxy.
+	AllowInternal []netip.Prefix
+	// RefuseDowngrade refuses a redirect from an https URL to a plain http
+	// one (outcome InsecureRedirect), so that a signed bot's requests and
+	// what it reads never leave TLS once they were on it. robots.txt
+	// redirects are not affected. False (the default) follows such
+	// redirects.
+	RefuseDowngrade bool
+
 	// LocalAddr, if valid, is the source address of every outgoing
 	// connection (S2). It applies to the base transport New builds, and to a
 	// wrapped *http.Transport (cloned).
@@ -110,7 +142,9 @@ type Bot struct {
 	// LocalAddr.
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
-	// or stored (C5, D5).
+	// or stored, not even a Cookie header set on the request (C5, D5). It
+	// is about cookies only: Authorization and Proxy-Authorization headers
+	// are removed from every request, with or without a Jar.
 	Jar http.CookieJar
 
 	// Challenge detects challenge pages; nil means the default rules.
@@ -154,7 +188,9 @@ type Limits struct {
 	MaxRedirects int
 	// MaxBodyBytes is the most body bytes read; at that point reading stops
 	// with ErrTooLarge and the connection is closed (D11). Zero means 10 MiB;
-	// negative means no limit.
+	// negative means no limit. Under [WithMachineFile] the limit is never
+	// below [MachineFileMaxBytes] (50 MiB), the size sitemaps.org allows a
+	// sitemap, so that the sitemap reader's own limits are what stop one.
 	MaxBodyBytes int64
 }
 
@@ -166,6 +202,17 @@ func (l Limits) timeout() time.Duration {
 		return 0
 	}
 	return l.Timeout
+}
+
+// robotsTimeout is the bound of one robots.txt fetch (Bot.RobotsTimeout).
+func (b *Bot) robotsTimeout() time.Duration {
+	if b.RobotsTimeout > 0 {
+		return b.RobotsTimeout
+	}
+	if t := b.Limits.timeout(); t > 0 && t < 30*time.Second {
+		return t
+	}
+	return 30 * time.Second
 }
 
 func (l Limits) maxRedirects() int {
@@ -325,14 +372,21 @@ func isFresh(ctx context.Context) bool {
 
 type machineFileKey struct{}
 
+// MachineFileMaxBytes is the least body limit of a request under
+// [WithMachineFile]: 50 MiB, the largest uncompressed sitemap sitemaps.org
+// allows (with at most 50,000 URLs).
+const MachineFileMaxBytes = 50 << 20
+
 // WithMachineFile returns a context whose requests fetch a file meant for
 // programs rather than a page: a sitemap, /llms.txt, a feed. An HTML-only
 // bot (Bot.HTMLOnly) then asks for XML and text (unless the request sets
 // Accept itself) and takes whatever content type comes back instead of
-// failing with NotHTML. Everything else stays: robots.txt, pacing, signing,
-// limits, and challenge pages are still Blocked (C6). robots.txt itself is
-// fetched this way already. For bots that are not HTML-only it changes
-// nothing.
+// failing with NotHTML. The body limit (Limits.MaxBodyBytes) is raised to
+// [MachineFileMaxBytes] if it is lower, so that a sitemap within the
+// protocol's limits is read whole (the sitemap reader bounds it then).
+// Everything else stays: robots.txt, pacing, signing, the time limit, and
+// challenge pages are still Blocked (C6). robots.txt itself is fetched this
+// way already.
 //
 //	walker.Walk(fetch.WithMachineFile(ctx), sitemaps, fn) // walker.Client = fetcher.Client()
 func WithMachineFile(ctx context.Context) context.Context {

@@ -38,23 +38,27 @@ func New(bot Bot) (*http.Client, error) {
 }
 
 // Wrap is [New] over an existing client: the new client sends through
-// existing's Transport (nil: http.DefaultTransport) unless bot.Transport is
-// set, calls existing's CheckRedirect after its own hop limit, and takes
-// existing's Timeout when bot.Limits.Timeout is zero. existing is not
-// modified. Its Jar is not carried over: cookies come only from bot.Jar
-// (C5).
+// existing's Transport unless bot.Transport is set, calls existing's
+// CheckRedirect after its own hop limit, and takes existing's Timeout when
+// bot.Limits.Timeout is zero. existing is not modified. Its Jar is not
+// carried over: cookies come only from bot.Jar (C5). As with [New], the
+// Authorization and Proxy-Authorization headers of a request are removed,
+// whether or not bot.Jar is set: the bot sends no credentials.
+//
+// A nil existing.Transport means the base transport New builds, whose
+// dialer checks the addresses dialled (Bot.AllowInternal); so does an
+// *http.Transport when bot.LocalAddr is valid (it is cloned to set the
+// source address). Any other transport dials on its own, and only hosts
+// that are literal addresses are checked.
 func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
 	if existing == nil {
 		existing = &http.Client{}
 	}
-	if bot.Transport == nil {
+	if bot.Transport == nil && existing.Transport != nil {
 		bot.Transport = existing.Transport
-		if bot.Transport == nil {
-			bot.Transport = http.DefaultTransport
-		}
 		if t, ok := bot.Transport.(*http.Transport); ok && bot.LocalAddr.IsValid() {
 			t = t.Clone()
-			t.DialContext = dialer(bot.LocalAddr).DialContext
+			t.DialContext = guardedDialer(bot.LocalAddr, newAddrPolicy(bot.AllowInternal)).DialContext
 			bot.Transport = t
 		}
 	}
@@ -82,6 +86,8 @@ type chain struct {
 	deny                         [][]string
 	login                        [][]string
 	blocked                      []string
+	addrs                        *addrPolicy
+	noDowngrade                  bool
 	limits                       Limits
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
@@ -142,6 +148,7 @@ func newChain(bot Bot) (*chain, error) {
 		htmlOnly: bot.HTMLOnly,
 		jar:      bot.Jar,
 		limits:   bot.Limits,
+		addrs:    newAddrPolicy(bot.AllowInternal),
 		detector: bot.Challenge,
 		log:      bot.Logger,
 	}
@@ -181,15 +188,16 @@ func newChain(bot Bot) (*chain, error) {
 		c.detector = &challenge.Detector{}
 	}
 
+	c.noDowngrade = bot.RefuseDowngrade
 	c.base = bot.Transport
 	if c.base == nil {
-		c.base = newBaseTransport(bot.LocalAddr)
+		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
 	}
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 	}
-	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.RobotsTimeout, RetryInterval: bot.RobotsRetry,
+	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.robotsTimeout(), RetryInterval: bot.RobotsRetry,
 		Store: bot.RobotsStore, Logger: bot.Logger}
 	pol := &politeness.Transport{
 		Base:       rt,
@@ -213,8 +221,12 @@ func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Cl
 		Jar:       c.jar,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > max {
-				return &Error{Outcome: TooManyRedirects, URL: req.URL.String(),
+				return &Error{Outcome: TooManyRedirects, URL: req.URL.Redacted(),
 					Err: fmt.Errorf("fetch: stopped after %d redirects", max)}
+			}
+			if c.noDowngrade && req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
+				return &Error{Outcome: InsecureRedirect, URL: req.URL.Redacted(),
+					Err: fmt.Errorf("%w (from %s)", ErrInsecureRedirect, via[len(via)-1].URL.Redacted())}
 			}
 			if next != nil {
 				return next(req, via)
@@ -233,15 +245,14 @@ func dialer(local netip.Addr) *net.Dialer {
 }
 
 // newBaseTransport is the default base: net/http with one connection per
-// host (D10) and an optional source address (S2).
-func newBaseTransport(local netip.Addr) *http.Transport {
+// host (D10), an optional source address (S2), and the dialled-address check
+// of p.
+func newBaseTransport(local netip.Addr, p *addrPolicy) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxConnsPerHost = 1
 	t.MaxIdleConnsPerHost = 1
 	t.ForceAttemptHTTP2 = true
-	if local.IsValid() {
-		t.DialContext = dialer(local).DialContext
-	}
+	t.DialContext = guardedDialer(local, p).DialContext
 	return t
 }
 
@@ -264,7 +275,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err := c.checkURL(req.URL); err != nil {
 		closeBody(req)
-		c.log.Debug("fetch: refused", "url", req.URL.String(), "err", err)
+		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
 		return nil, err
 	}
 
@@ -286,7 +297,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		timed = true
 		if !time.Now().Before(d) {
 			closeBody(req)
-			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: context.DeadlineExceeded}
+			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: context.DeadlineExceeded}
 		}
 		ctx, cancel = withDeadline(ctx, d)
 	}
@@ -294,10 +305,10 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
 		cancel()
 		closeBody(req)
-		c.log.Debug("fetch: robots.txt refused", "url", req.URL.String(), "err", err)
+		c.log.Debug("fetch: robots.txt refused", "url", req.URL.Redacted(), "err", err)
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
-		return nil, &Error{Outcome: classify(err), URL: req.URL.String(), Err: err}
+		return nil, &Error{Outcome: classify(err), URL: req.URL.Redacted(), Err: err}
 	}
 
 	// A shallow copy with its own header: the layers below clone again
@@ -313,7 +324,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.inner.RoundTrip(out)
 	if err != nil {
 		cancel()
-		return nil, wrap(err, req.URL.String())
+		return nil, wrap(err, req.URL.Redacted())
 	}
 	if timed {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
@@ -353,19 +364,22 @@ func closeBody(req *http.Request) {
 }
 
 // checkURL applies the URL rules: absolute http(s) without credentials, not
-// on the block list, no login or deny words.
+// on the block list, not a literal internal address, no login or deny words.
 func (c *chain) checkURL(u *url.URL) error {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return fmt.Errorf("%w: %v", ErrBadURL, u)
+		return fmt.Errorf("%w: %s", ErrBadURL, redacted(u))
 	}
 	if err := c.checkBlocked(u); err != nil {
 		return err
 	}
+	if err := c.checkAddr(u); err != nil {
+		return err
+	}
 	if p := matchURLWords(u, c.login); p != "" {
-		return &Error{Outcome: AuthRequired, URL: u.String(), Err: fmt.Errorf("fetch: login page (%q)", p)}
+		return &Error{Outcome: AuthRequired, URL: u.Redacted(), Err: fmt.Errorf("fetch: login page (%q)", p)}
 	}
 	if p := matchURLWords(u, c.deny); p != "" {
-		return &Error{Outcome: Disallowed, URL: u.String(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
+		return &Error{Outcome: Disallowed, URL: u.Redacted(), Err: fmt.Errorf("%w: %q", ErrDenied, p)}
 	}
 	return nil
 }
@@ -379,7 +393,7 @@ func (c *chain) checkBlocked(u *url.URL) error {
 	host := siteHostname(u)
 	for _, d := range c.blocked {
 		if host == d || strings.HasSuffix(host, "."+d) {
-			return &Error{Outcome: BlockedDomain, URL: u.String(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
+			return &Error{Outcome: BlockedDomain, URL: u.Redacted(), Err: fmt.Errorf("fetch: %s is on the block list", d)}
 		}
 	}
 	return nil
@@ -461,17 +475,23 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 		return nil
 	}
 	if v := c.sniff(resp, pb); v.Blocked {
-		u := resp.Request.URL.String()
-		return &Error{Outcome: challengeOutcome(v), URL: u, Status: resp.StatusCode,
-			Err: &challenge.ChallengeError{URL: u, Verdict: v}}
+		return challengeError(resp.Request.URL, resp.StatusCode, v)
 	}
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 && !isMachineFile(resp.Request.Context()) {
 		if ct := resp.Header.Get("Content-Type"); ct != "" && !isHTML(ct) {
-			return &Error{Outcome: NotHTML, URL: resp.Request.URL.String(), Status: resp.StatusCode,
+			return &Error{Outcome: NotHTML, URL: resp.Request.URL.Redacted(), Status: resp.StatusCode,
 				Err: fmt.Errorf("fetch: content type %q", ct)}
 		}
 	}
 	return nil
+}
+
+// challengeError is the error for a challenge page at u, answered with
+// status, whose verdict is v.
+func challengeError(u *url.URL, status int, v challenge.Verdict) *Error {
+	s := u.Redacted()
+	return &Error{Outcome: challengeOutcome(v), URL: s, Status: status,
+		Err: &challenge.ChallengeError{URL: s, Verdict: v}}
 }
 
 // challengeOutcome is the outcome of a challenge page: RateLimited for a
@@ -493,18 +513,17 @@ var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes
 // sniff is challenge.Sniff with a pooled buffer: it reads at most
 // challenge.MaxBytes of the body, runs the detector, and puts the bytes read
 // back in front of the rest of the body (copying only what was read), in
-// pb.
+// pb. The read's error comes back after those bytes as it was: io.EOF for a
+// body that ended, anything else (io.ErrUnexpectedEOF for a body cut short
+// of its Content-Length or its last chunk) for one that did not.
 func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
 	bp := sniffBufs.Get().(*[]byte)
 	buf := *bp
-	n, err := io.ReadFull(resp.Body, buf)
+	n, err := readFull(resp.Body, buf)
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
 	if v.Blocked {
 		sniffBufs.Put(bp)
 		return v
-	}
-	if err == io.ErrUnexpectedEOF {
-		err = io.EOF
 	}
 	if n == 0 {
 		sniffBufs.Put(bp)
@@ -513,6 +532,22 @@ func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
 	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
 	resp.Body = pb
 	return v
+}
+
+// readFull is io.ReadFull without its translation of errors: it reads into
+// buf until buf is full or r fails, and returns r's error as r gave it.
+// (io.ReadFull reports a body that ended early and one that broke off
+// alike, as io.ErrUnexpectedEOF.)
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // prefixBody replays head, then err (if the sniff hit one), then the rest.
@@ -566,6 +601,10 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err // a robots.txt redirect into a blocked domain: unreachable
 	}
+	if err := t.c.checkAddr(req.URL); err != nil {
+		closeBody(req)
+		return nil, err
+	}
 	ctx := context.WithValue(req.Context(), budgetKey{}, (*budget)(nil))
 	out := req.WithContext(context.WithValue(ctx, robotsReqKey{}, t.c))
 	out.Header = cloneHeader(req.Header)
@@ -573,7 +612,20 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	out.Header.Set("Accept", "text/plain,*/*;q=0.5")
-	return t.c.inner.RoundTrip(out)
+	resp, err := t.c.inner.RoundTrip(out)
+	if err != nil || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
+		return resp, err // redirects are the cache's to follow
+	}
+	// A challenge or block page, whatever its status, holds no rules: it
+	// is an error, so the cache takes robots.txt as unreachable (the whole
+	// site closed, asked again after Bot.RobotsRetry), never as a file
+	// without rules (everything allowed) or a 4xx (the same).
+	pb := new(prefixBody)
+	if v := t.c.sniff(resp, pb); v.Blocked {
+		resp.Body.Close()
+		return nil, challengeError(req.URL, resp.StatusCode, v)
+	}
+	return resp, nil
 }
 
 type robotsReqKey struct{}
@@ -759,7 +811,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
 		if timedOut {
-			return nil, &Error{Outcome: Timeout, URL: req.URL.String(), Err: err}
+			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: err}
 		}
 		return nil, err
 	}
@@ -774,7 +826,11 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		lb = new(limitedBody)
 	}
-	*lb = limitedBody{rc: resp.Body, left: t.maxBody, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
+	left := t.maxBody
+	if left >= 0 && left < MachineFileMaxBytes && isMachineFile(req.Context()) {
+		left = MachineFileMaxBytes
+	}
+	*lb = limitedBody{rc: resp.Body, left: left, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	resp.Body = lb
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
@@ -806,7 +862,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		if n == 0 && err != nil {
 			return 0, b.fail(err)
 		}
-		b.err = &Error{Outcome: TooLarge, URL: b.url.String(), Err: ErrTooLarge}
+		b.err = &Error{Outcome: TooLarge, URL: b.url.Redacted(), Err: ErrTooLarge}
 		b.Close()
 		return 0, b.err
 	}
@@ -828,7 +884,7 @@ func (b *limitedBody) fail(err error) error {
 		return err
 	}
 	if b.timed && errors.Is(b.ctx.Err(), context.DeadlineExceeded) {
-		b.err = &Error{Outcome: Timeout, URL: b.url.String(), Err: err}
+		b.err = &Error{Outcome: Timeout, URL: b.url.Redacted(), Err: err}
 		return b.err
 	}
 	return err

@@ -19,17 +19,23 @@
 // first:
 //
 //  1. URL checks: GET or HEAD only; an absolute http(s) URL without
-//     credentials; not on the domain block list (D14); no login words (a
-//     login page, even as a redirect target, ends as AuthRequired: S9) and
-//     no deny words (carts, checkouts, accounts: H7).
+//     credentials; not on the domain block list (D14); not a literal
+//     internal address (loopback, private, link-local such as the cloud
+//     metadata address 169.254.169.254, unspecified, multicast) unless
+//     Bot.AllowInternal opens its range (InternalAddress); no login words
+//     (a login page, even as a redirect target, ends as AuthRequired: S9)
+//     and no deny words (carts, checkouts, accounts: H7). A redirect from
+//     https to http ends as InsecureRedirect when Bot.RefuseDowngrade is
+//     set.
 //  2. The robots.txt gate ([robots.Cache]): robots.txt is fetched before the
 //     first request to an origin and the URL is refused if it is disallowed
 //     or if robots.txt is unreachable (5xx, timeout: H5, D8). robots.txt
 //     requests themselves go through layers 3 to 6, with the bot's headers,
 //     so they are paced and signed too (B12).
 //  3. Headers: User-Agent (fixed, or filled per request from
-//     [WithUserAgentVar]), From, Accept; Cookie and Authorization removed
-//     unless the bot has a Jar; validators for conditional refetches;
+//     [WithUserAgentVar]), From, Accept; Cookie removed unless the bot has
+//     a Jar; Authorization and Proxy-Authorization always removed (a bot
+//     sends no credentials, jar or not); validators for conditional refetches;
 //     Cache-Control: no-cache for [WithFresh].
 //  4. Politeness ([politeness.Transport]): waits for the host's turn, learns
 //     from 429/503 and Crawl-delay.
@@ -39,7 +45,9 @@
 //     and bounds every later hop and the body; the body is cut at the byte
 //     limit and its connection closed (D11).
 //  7. The base transport (by default net/http with one connection per host
-//     and an optional source address: D10, S2).
+//     and an optional source address: D10, S2). Its dialer checks the
+//     address it connects to, after DNS, against Bot.AllowInternal, so a
+//     name that resolves to an internal address ends as InternalAddress too.
 //
 // On the way back, above politeness (so that pacing sees the answer as it
 // came), a challenge page ([challenge.Detector]) becomes a Blocked error (a
@@ -58,7 +66,9 @@
 // cause from the packages below (robots.ErrDisallowed,
 // challenge.ErrChallenged, politeness.ErrGaveUp...). Requests a polite bot
 // never sends (POST, a URL with credentials, a User-Agent placeholder without
-// a value) fail with ErrMethod, ErrBadURL or ErrUserAgent.
+// a value) fail with ErrMethod, ErrBadURL or ErrUserAgent. A URL in an
+// error or a log record never shows a password: it is redacted
+// (url.URL.Redacted, or [Redact] for text that does not parse).
 //
 // # State
 //

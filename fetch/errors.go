@@ -32,6 +32,8 @@ const (
 	Timeout                             // the total time limit (or the caller's context) ended the fetch (D11)
 	BlockedDomain                       // the host is on the bot's block list (D14)
 	Duplicate                           // the URL was fetched before and the bot fetches each URL once (S8)
+	InternalAddress                     // the host is, or resolves to, an internal address the bot may not reach (Bot.AllowInternal)
+	InsecureRedirect                    // a redirect from https to plain http, refused (Bot.RefuseDowngrade)
 )
 
 var outcomeNames = [...]string{
@@ -49,12 +51,15 @@ var outcomeNames = [...]string{
 	Timeout:          "timeout",
 	BlockedDomain:    "blocked_domain",
 	Duplicate:        "duplicate",
+	InternalAddress:  "internal_address",
+	InsecureRedirect: "insecure_redirect",
 }
 
 // String returns the outcome's stable name ("ok", "not_modified",
 // "disallowed", "blocked", "rate_limited", "gave_up", "unreachable",
 // "auth_required", "not_html", "too_large", "too_many_redirects", "timeout",
-// "blocked_domain", "duplicate"), or "" for values outside the set.
+// "blocked_domain", "duplicate", "internal_address", "insecure_redirect"),
+// or "" for values outside the set.
 func (o Outcome) String() string {
 	if o <= 0 || int(o) >= len(outcomeNames) {
 		return ""
@@ -90,6 +95,8 @@ var (
 	ErrTimeout          = errors.New("fetch: timed out")
 	ErrBlockedDomain    = errors.New("fetch: domain is blocked")
 	ErrDuplicate        = errors.New("fetch: already fetched")
+	ErrInternalAddress  = errors.New("fetch: internal address")
+	ErrInsecureRedirect = errors.New("fetch: redirect from https to http")
 )
 
 // Usage errors: the request itself is not one a polite bot sends. They are
@@ -117,6 +124,8 @@ var sentinels = [...]error{
 	Timeout:          ErrTimeout,
 	BlockedDomain:    ErrBlockedDomain,
 	Duplicate:        ErrDuplicate,
+	InternalAddress:  ErrInternalAddress,
+	InsecureRedirect: ErrInsecureRedirect,
 }
 
 // Err returns the outcome's sentinel error (nil for OK, NotModified and
@@ -200,6 +209,10 @@ func OutcomeOf(err error) Outcome {
 func classify(err error) Outcome {
 	var ne net.Error
 	switch {
+	case errors.Is(err, ErrInternalAddress):
+		// Before robots: a robots.txt on an internal address is refused
+		// for that reason, not because the site is down.
+		return InternalAddress
 	case errors.Is(err, robots.ErrUnreachable):
 		return Unreachable
 	case errors.Is(err, robots.ErrDisallowed), errors.Is(err, ErrDenied):

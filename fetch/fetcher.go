@@ -142,7 +142,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, &url.Error{Op: "Get", URL: rawURL, Err: errors.Join(ErrBadURL, err)}
+		return nil, &url.Error{Op: "Get", URL: Redact(rawURL), Err: badURL(rawURL, err)}
 	}
 	key, err := normalizeURL(u)
 	if err != nil {

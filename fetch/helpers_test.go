@@ -3,6 +3,8 @@ package fetch_test
 import (
 	"context"
 	"net/http"
+	"net/netip"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -16,6 +18,10 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const testUA = "TestBot/1.0 (+https://test.example/bot)"
+
+// loopbackOnly is what every test that lives on loopback allows: 127.0.0.0/8
+// and nothing else (so a redirect to [::1] is still refused).
+var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 
 var testAgent = robots.Agent{Token: "TestBot"}
 
@@ -37,9 +43,10 @@ func loopback(t *testing.T) (*fetchtest.Web, fetch.Bot) {
 		w.Close()
 	})
 	return w, fetch.Bot{
-		UserAgent:  testUA,
-		Transport:  tr,
-		Politeness: politeness.Policy{MinDelay: -1},
+		UserAgent:     testUA,
+		Transport:     tr,
+		Politeness:    politeness.Policy{MinDelay: -1},
+		AllowInternal: loopbackOnly,
 	}
 }
 
@@ -90,3 +97,7 @@ func getCtx(t *testing.T, ctx context.Context, f *fetch.Fetcher, u string, want 
 	}
 	return p
 }
+
+// ci reports whether the tests run under CI (env CI set), where a missing
+// service or capability fails a test instead of skipping it.
+func ci() bool { return os.Getenv("CI") != "" }

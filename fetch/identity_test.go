@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -364,4 +365,50 @@ func TestZeroValues(t *testing.T) {
 	}
 	resp.Body.Close()
 	w.Close()
+}
+
+// New and Wrap never send Authorization or Proxy-Authorization, with or
+// without a cookie jar; a jar only brings cookies (its cookie arrives, so
+// the request did go out through the jar).
+func TestIdentity_C5_CredentialsStrippedWithOrWithoutJar(t *testing.T) {
+	for _, wrap := range []bool{false, true} {
+		for _, withJar := range []bool{false, true} {
+			w, bot := loopback(t)
+			site(w, "a.test", "")
+			var jar http.CookieJar
+			if withJar {
+				jar, _ = cookiejar.New(nil)
+				jar.SetCookies(&url.URL{Scheme: "http", Host: "a.test"}, []*http.Cookie{{Name: "sid", Value: "j"}})
+				bot.Jar = jar
+			}
+			var c *http.Client
+			if wrap {
+				var err error
+				if c, err = fetch.Wrap(bot, &http.Client{Transport: bot.Transport, Jar: jar}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				c = mustClient(t, bot)
+			}
+			req, _ := http.NewRequest(http.MethodGet, "http://a.test/", nil)
+			req.Header.Set("Authorization", "Bearer token")
+			req.Header.Set("Proxy-Authorization", "Basic dXNlcjpwYXNz")
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatalf("wrap %v jar %v: %v", wrap, withJar, err)
+			}
+			resp.Body.Close()
+			got := w.RequestsTo("a.test", "/")
+			if len(got) != 1 {
+				t.Fatalf("wrap %v jar %v: %d requests", wrap, withJar, len(got))
+			}
+			h := got[0].Header
+			if h.Get("Authorization") != "" || h.Get("Proxy-Authorization") != "" {
+				t.Errorf("wrap %v jar %v: credentials sent: %v", wrap, withJar, h)
+			}
+			if (h.Get("Cookie") == "sid=j") != withJar {
+				t.Errorf("wrap %v jar %v: Cookie %q", wrap, withJar, h.Get("Cookie"))
+			}
+		}
+	}
 }

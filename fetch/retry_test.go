@@ -85,7 +85,8 @@ func TestRetry_C3_HTTP2Unchanged(t *testing.T) {
 	defer srv.Close()
 	tr := srv.Client().Transport.(*http.Transport)
 	defer tr.CloseIdleConnections()
-	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Transport: tr, Politeness: politeness.Policy{MinDelay: -1}})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Transport: tr, Politeness: politeness.Policy{MinDelay: -1},
+		AllowInternal: loopbackOnly})
 	for range 3 {
 		get(t, f, srv.URL+"/p", fetch.OK)
 	}

@@ -3,14 +3,20 @@ package fetch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 )
 
@@ -174,5 +180,141 @@ func TestRobots_FetcherCache(t *testing.T) {
 	}
 	if n := w.Count("a.test", "/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
+	}
+}
+
+// A robots.txt that trickles one byte a second, never ending, is abandoned
+// at the robots time limit, not later: Bot.RobotsTimeout, or when zero the
+// bot's own fetch time limit if shorter than 30 s, else 30 s. The page is not
+// fetched. (Fake time: the elapsed times are exact.)
+func TestRobots_D8_TrickleAbandonedAtTimeLimit(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		robots time.Duration
+		limit  time.Duration
+		want   time.Duration
+	}{
+		{"defaults", 0, 0, 30 * time.Second},
+		{"fetch limit 15 s", 0, 15 * time.Second, 15 * time.Second},
+		{"fetch limit 60 s", 0, 60 * time.Second, 30 * time.Second},
+		{"no fetch limit", 0, -1, 30 * time.Second},
+		{"RobotsTimeout 5 s", 5 * time.Second, 15 * time.Second, 5 * time.Second},
+		{"RobotsTimeout 45 s", 45 * time.Second, 0, 45 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				w.Host("a.test").Handle("/robots.txt", fetchtest.Trickle(time.Second, strings.Repeat("#", 3600))).
+					Handle("/", fetchtest.HTML("home"))
+				bot := memBot(w)
+				bot.RobotsTimeout = tt.robots
+				bot.Limits.Timeout = tt.limit
+				f := mustFetcher(t, bot)
+				start := time.Now()
+				get(t, f, "http://a.test/", fetch.Unreachable)
+				if n := w.Count("a.test", "/robots.txt"); n != 1 {
+					t.Fatalf("robots.txt asked %d times", n)
+				}
+				if d := time.Since(start); d != tt.want {
+					t.Errorf("robots.txt abandoned after %v, want %v", d, tt.want)
+				}
+				synctest.Wait()
+				w.Check(t, fetchtest.NotFetched("a.test", "/"))
+			})
+		})
+	}
+}
+
+// A robots.txt answered with a bot challenge or block page, whatever its
+// status, is not a robots.txt: the site is closed as if robots.txt were
+// unreachable (never "allow everything", which a 200 page without rules or
+// a 403 would mean), the page says why, and robots.txt is asked for again
+// after the retry interval.
+func TestRobots_ChallengeAnswerClosesSite(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		robots http.Handler
+		want   fetch.Outcome
+	}{
+		{"challenge 200", fetchtest.Challenge(http.StatusOK), fetch.Unreachable},
+		{"challenge 403", fetchtest.Challenge(http.StatusForbidden), fetch.Unreachable},
+		{"challenge 404", fetchtest.Challenge(http.StatusNotFound), fetch.Unreachable},
+		{"challenge 503", fetchtest.Challenge(http.StatusServiceUnavailable), fetch.Unreachable},
+		{"rate-limit page 200", fetchtest.RateLimitPage(http.StatusOK), fetch.Unreachable},
+		{"plain 403", fetchtest.Status(http.StatusForbidden), fetch.OK},              // a 4xx: allow all (RFC 9309)
+		{"real robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"), fetch.OK}, // the control: /private is fetched
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				w.Host("a.test").Handle("/robots.txt", tt.robots).Handle("/private", fetchtest.HTML("private"))
+				bot := memBot(w)
+				bot.RobotsRetry = time.Minute
+				f := mustFetcher(t, bot)
+				p, err := f.Get(context.Background(), "http://a.test/private")
+				if w.Count("a.test", "/robots.txt") != 1 {
+					t.Fatalf("robots.txt asked %d times", w.Count("a.test", "/robots.txt"))
+				}
+				if p.Outcome != tt.want {
+					t.Fatalf("outcome %v (%v), want %v", p.Outcome, err, tt.want)
+				}
+				if tt.want == fetch.OK {
+					return
+				}
+				var ce *challenge.ChallengeError
+				if !errors.Is(err, robots.ErrUnreachable) || !errors.As(err, &ce) || !strings.Contains(err.Error(), "challenge") {
+					t.Errorf("error does not say robots.txt was a challenge page: %v", err)
+				}
+				if p.Body != nil {
+					t.Errorf("body returned: %q", p.Body)
+				}
+				time.Sleep(61 * time.Second)
+				f.Get(context.Background(), "http://a.test/private")
+				if n := w.Count("a.test", "/robots.txt"); n != 2 {
+					t.Errorf("robots.txt asked %d times after the retry interval, want 2", n)
+				}
+				synctest.Wait()
+				w.Check(t, fetchtest.NotFetched("a.test", "/private"))
+			})
+		})
+	}
+}
+
+// The challenge check on robots.txt answers never mistakes a real robots.txt
+// for a challenge page: each of the 898 real files of
+// ../shared/robots-realworld, served with 200 as text/plain, is read as
+// rules through the bot's chain, not as unreachable.
+func TestRobots_RealFilesAreNotChallenges(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "robots-realworld")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(files) == 0 {
+		if ci() {
+			t.Fatalf("no robots.txt files in %s", dir)
+		}
+		t.Skipf("no robots.txt files in %s (the shared data is not here)", dir)
+	}
+	w := fetchtest.New()
+	hosts := make([]string, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts[i] = fmt.Sprintf("r%04d.test", i)
+		w.Host(hosts[i]).Handle("/robots.txt", fetchtest.Text("text/plain", string(b)))
+	}
+	bot := memBot(w)
+	bot.Politeness = politeness.Policy{MinDelay: -1}
+	f := mustFetcher(t, bot)
+	for i, h := range hosts {
+		r, err := f.Robots().Get(context.Background(), &url.URL{Scheme: "http", Host: h, Path: "/"})
+		if err != nil || r.Unreachable() {
+			t.Errorf("%s: read as unreachable (%v)", files[i], err)
+		}
+	}
+	if n := len(w.Requests()); n != len(files) {
+		t.Fatalf("%d robots.txt requests for %d files", n, len(files))
 	}
 }

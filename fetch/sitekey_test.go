@@ -107,6 +107,9 @@ func TestState_S8_SpellingsAreOneURL(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			host, base := keyParts(t, key)
 			w, bot := loopback(t)
+			// The table's IPv6 site is [::1]: the in-memory web reaches it
+			// without dialling, and the bot must be told it may.
+			bot.AllowInternal = append(bot.AllowInternal, netip.MustParsePrefix("::1/128"))
 			site(w, host, "").Handle("/page", fetchtest.HTML("page"))
 			bot.Once = true
 			f := mustFetcher(t, bot)

@@ -134,7 +134,8 @@ func TestState_S2_LocalAddr(t *testing.T) {
 	addr := w.Start()
 	defer w.Close()
 	site(w, "127.0.0.1", "")
-	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, LocalAddr: src, Politeness: politeness.Policy{MinDelay: -1}})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, LocalAddr: src, Politeness: politeness.Policy{MinDelay: -1},
+		AllowInternal: loopbackOnly})
 	defer f.CloseIdleConnections()
 	get(t, f, "http://"+addr+"/", fetch.OK)
 	for _, r := range w.Requests() {

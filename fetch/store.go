@@ -132,7 +132,7 @@ func (s *MemorySet) Has(_ context.Context, url string) (bool, error) {
 func Normalize(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadURL, err)
+		return "", badURL(rawURL, err)
 	}
 	return normalizeURL(u)
 }

@@ -135,7 +135,7 @@ func (c *Cache) Check(ctx context.Context, a Agent, target *url.URL) error {
 		return nil
 	}
 	return &DisallowedError{
-		URL:         target.String(),
+		URL:         target.Redacted(),
 		Agent:       a.Token,
 		Rule:        rule,
 		Unreachable: s.robots.Unreachable(),

@@ -179,7 +179,7 @@ func TestSofya_S2_SourceAddress(t *testing.T) {
 	host, _, _ := net.SplitHostPort(addr)
 	w.Host(host).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	w.Host(host).Handle("/", fetchtest.HTML("home"))
-	out := bottest.RunScaled(t, sofya.Run, nil, 0.01, args(t, "", "-source", "127.0.0.2", "http://"+addr+"/")...)
+	out := bottest.RunScaled(t, sofya.Run, nil, 0.01, args(t, "", "-source", "127.0.0.2", "-allow-internal", "127.0.0.0/8", "http://"+addr+"/")...)
 	if out.Code != 0 {
 		t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
 	}

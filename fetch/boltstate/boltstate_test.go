@@ -2,6 +2,7 @@ package boltstate_test
 
 import (
 	"context"
+	"net/netip"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// loopbackOnly is what the tests, which live on loopback, allow.
+var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
 // run is one run of a bot process over the state file at path.
 func run(t *testing.T, w *fetchtest.Web, path string, urls ...string) []fetch.Outcome {
 	t.Helper()
@@ -29,7 +33,8 @@ func run(t *testing.T, w *fetchtest.Web, path string, urls ...string) []fetch.Ou
 	defer st.Close()
 	tr := w.Transport()
 	defer tr.CloseIdleConnections()
-	bot := fetch.Bot{UserAgent: "TestBot/1.0", Transport: tr, Once: true, Politeness: politeness.Policy{MinDelay: -1}}
+	bot := fetch.Bot{UserAgent: "TestBot/1.0", Transport: tr, Once: true, Politeness: politeness.Policy{MinDelay: -1},
+		AllowInternal: loopbackOnly}
 	st.Apply(&bot)
 	f, err := fetch.NewFetcher(bot)
 	if err != nil {
@@ -94,7 +99,8 @@ func TestState_B9_OneRequestAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := w.Transport()
-		bot := fetch.Bot{UserAgent: "TestBot/1.0", Transport: tr, Politeness: politeness.Policy{MinDelay: -1}}
+		bot := fetch.Bot{UserAgent: "TestBot/1.0", Transport: tr, Politeness: politeness.Policy{MinDelay: -1},
+			AllowInternal: loopbackOnly}
 		st.Apply(&bot)
 		f, _ := fetch.NewFetcher(bot)
 		p, err := f.Get(fetch.WithFresh(context.Background()), "http://a.test/feed")

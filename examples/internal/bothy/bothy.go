@@ -137,7 +137,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 		return false
 	}
 	w := b.walker(site)
-	res, err := w.Check(ctx, origin(site), rules.Sitemaps())
+	res, err := w.Check(fetch.WithMachineFile(ctx), origin(site), rules.Sitemaps()) // the 50 MiB sitemap limit, not a page's
 	if err != nil {
 		log.Warn("sitemap check failed", "err", err)
 	} else {
@@ -167,7 +167,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 	if !ok {
 		return false
 	}
-	res, err := b.walker(site).Check(ctx, origin(site), rules.Sitemaps())
+	res, err := b.walker(site).Check(fetch.WithMachineFile(ctx), origin(site), rules.Sitemaps()) // the 50 MiB sitemap limit, not a page's
 	if err != nil {
 		log.Warn("freshness check failed", "err", err)
 		return false

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -84,6 +85,9 @@ type Flags struct {
 	JSON     bool
 	Verbose  bool
 	Signs    bool // the bot signs its requests: -key / -genkey exist
+	// AllowInternal is -allow-internal: the internal address ranges the
+	// bot may reach (fetch.Bot.AllowInternal); nil: none.
+	AllowInternal []netip.Prefix
 }
 
 // Register adds the common flags to fs. defaultMaxPages < 0 leaves out
@@ -97,8 +101,32 @@ func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages 
 	if defaultMaxPages >= 0 {
 		fs.IntVar(&f.MaxPages, "max-pages", defaultMaxPages, "stop after `N` pages per site")
 	}
+	fs.Func("allow-internal", "let the bot reach these internal address ranges, `PREFIX[,PREFIX...]` "+
+		"(e.g. 10.0.0.0/8 for an intranet; 127.0.0.0/8 for a site on this machine); without it loopback, private, "+
+		"link-local (cloud metadata), unspecified and multicast addresses are refused", f.parseAllowInternal)
 	fs.BoolVar(&f.JSON, "json", false, "print one JSON object per URL handled on stdout")
 	fs.BoolVar(&f.Verbose, "v", false, "debug-level logs on stderr (robots.txt fetches, refusals, pacing)")
+}
+
+// parseAllowInternal adds the prefixes of -allow-internal (comma-separated;
+// a bare address is its own /32 or /128).
+func (f *Flags) parseAllowInternal(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return fmt.Errorf("%q is not an address prefix such as 10.0.0.0/8", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		f.AllowInternal = append(f.AllowInternal, p)
+	}
+	return nil
 }
 
 // Parse parses args into fs, printing usage on error. It returns false (and

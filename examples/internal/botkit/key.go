@@ -24,14 +24,21 @@ func KeyHelp(name, directory string) string {
 		"then run with:   go run ./examples/%s -key %s.pem ...", name, name, name, directory, name, name)
 }
 
-// LoadKey reads the PKCS#8 PEM key at path. An empty path is ErrNoKey.
+// LoadKey reads the PKCS#8 PEM key at path, at most MaxKeyBytes of it: a
+// larger file is not a key (say -key /dev/zero) and fails with
+// ErrInputTooLarge without being read further. An empty path is ErrNoKey.
 func LoadKey(path string) (ed25519.PrivateKey, error) {
 	if path == "" {
 		return nil, ErrNoKey
 	}
-	b, err := os.ReadFile(path)
+	f, err := OpenBounded(path, MaxKeyBytes)
 	if err != nil {
 		return nil, fmt.Errorf("key: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w: not a PEM private key", path, err)
 	}
 	k, err := signing.ParsePrivateKeyPEM(b)
 	if err != nil {

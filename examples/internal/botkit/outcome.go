@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -13,7 +14,7 @@ import (
 // ResultOf turns what fetch.Fetcher.Get returned into a result line, with a
 // human reason for every outcome that is not plain "ok".
 func ResultOf(rawURL string, p *fetch.Page, err error) Result {
-	r := Result{URL: rawURL, Outcome: fetch.OutcomeOf(err).String()}
+	r := Result{URL: fetch.Redact(rawURL), Outcome: fetch.OutcomeOf(err).String()}
 	if p != nil {
 		r.Status = p.Status
 		r.Bytes = int64(len(p.Body))
@@ -33,9 +34,17 @@ func Reason(p *fetch.Page, err error) string {
 	if err == nil {
 		return ""
 	}
+	var ie *fetch.InternalAddressError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("%s is a %s address: not reached without -allow-internal", ie.Addr, ie.Kind)
+	}
 	var de *robots.DisallowedError
 	if errors.As(err, &de) {
-		if de.Unreachable {
+		var ce *challenge.ChallengeError
+		switch {
+		case de.Unreachable && errors.As(de.Err, &ce):
+			return "robots.txt answered with a challenge page, not rules (" + verdictText(ce.Verdict) + "): no permission assumed"
+		case de.Unreachable:
 			return "robots.txt unreachable: no permission assumed"
 		}
 		if de.Rule != "" {
@@ -44,17 +53,7 @@ func Reason(p *fetch.Page, err error) string {
 		return "robots.txt disallows"
 	}
 	if p != nil && p.Verdict.Blocked {
-		s := "bot protection"
-		if p.Verdict.Vendor != "" {
-			s = p.Verdict.Vendor
-		}
-		if k := p.Verdict.Kind.String(); k != "" {
-			s += " " + k
-		}
-		if len(p.Verdict.Evidence) > 0 {
-			s += ": " + strings.Join(p.Verdict.Evidence, ", ")
-		}
-		return s
+		return verdictText(p.Verdict)
 	}
 	var he *politeness.HostError
 	if errors.As(err, &he) {
@@ -63,6 +62,21 @@ func Reason(p *fetch.Page, err error) string {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "fetch: ")
 	return msg
+}
+
+// verdictText names a challenge verdict: vendor, kind and evidence.
+func verdictText(v challenge.Verdict) string {
+	s := "bot protection"
+	if v.Vendor != "" {
+		s = v.Vendor
+	}
+	if k := v.Kind.String(); k != "" {
+		s += " " + k
+	}
+	if len(v.Evidence) > 0 {
+		s += ": " + strings.Join(v.Evidence, ", ")
+	}
+	return s
 }
 
 // StopsSite reports whether err means the rest of the site must not be

@@ -3,12 +3,14 @@ package botkit
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -21,6 +23,9 @@ func TestReasonAndStopsSite_C7(t *testing.T) {
 	unreachable := &fetch.Error{Outcome: fetch.Unreachable, Err: &robots.DisallowedError{Agent: "HootyBot", Unreachable: true}}
 	gaveUp := &fetch.Error{Outcome: fetch.GaveUp, Err: &politeness.HostError{Host: "http://a.test:80", Err: politeness.ErrGaveUp, Until: time.Unix(0, 0)}}
 	down := fmt.Errorf("wrapped: %w", &politeness.HostError{Host: "http://a.test:80", Err: politeness.ErrHostDown})
+	internal := &fetch.Error{Outcome: fetch.InternalAddress, Err: &fetch.InternalAddressError{Addr: netip.MustParseAddr("169.254.169.254"), Kind: "link-local"}}
+	challenged := &fetch.Error{Outcome: fetch.Unreachable, Err: &robots.DisallowedError{Agent: "HootyBot", Unreachable: true,
+		Err: &challenge.ChallengeError{Verdict: challenge.Verdict{Blocked: true, Vendor: "cloudflare", Kind: challenge.JSChallenge}}}}
 	tests := []struct {
 		err    error
 		reason string
@@ -30,6 +35,8 @@ func TestReasonAndStopsSite_C7(t *testing.T) {
 		{unreachable, "robots.txt unreachable: no permission assumed", true},
 		{gaveUp, "politeness: gave up on host", true},
 		{down, "politeness: host is down", true},
+		{internal, "169.254.169.254 is a link-local address: not reached without -allow-internal", false},
+		{challenged, "robots.txt answered with a challenge page, not rules (cloudflare js_challenge): no permission assumed", true},
 		{&fetch.Error{Outcome: fetch.Timeout, URL: "http://a.test/", Err: errors.New("slow")}, "timeout http://a.test/: slow", false},
 	}
 	for _, tt := range tests {

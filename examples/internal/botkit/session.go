@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -161,10 +162,10 @@ func SiteURL(arg string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not a URL: %v", arg, errors.Unwrap(err))
+		return nil, fmt.Errorf("%q is not a URL: %v", fetch.Redact(s), errors.Unwrap(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return nil, fmt.Errorf("%q is not an http(s) URL of a site", arg)
+		return nil, fmt.Errorf("%q is not an http(s) URL of a site (without credentials)", u.Redacted())
 	}
 	if u.Path == "" {
 		u.Path = "/"
@@ -184,6 +185,7 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 		return nil, nil, code, true
 	}
 	bot := profile(s.Key)
+	bot.AllowInternal = f.AllowInternal
 	if err := s.Apply(&bot); err != nil {
 		Fail(env.Stderr, f.Name, "%v", err)
 		s.Close()
@@ -200,12 +202,27 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 	return s, fetcher, 0, false
 }
 
+// checkInternal refuses a site whose host is an internal address (a literal
+// one, or localhost) that -allow-internal does not open, naming the flag.
+// Names that resolve to internal addresses are refused when fetched.
+func (f *Flags) checkInternal(u *url.URL) error {
+	var ie *fetch.InternalAddressError
+	if err := fetch.CheckHost(u, f.AllowInternal); errors.As(err, &ie) {
+		return fmt.Errorf("%s is on an internal address (%s, %s): run with -allow-internal %s to crawl it",
+			u.Redacted(), ie.Addr, ie.Kind, netip.PrefixFrom(ie.Addr, ie.Addr.BitLen()))
+	}
+	return nil
+}
+
 // Sites parses the site arguments of fs, printing a clear message for each
 // bad one and skipping it; code is ExitPartial when one was bad, else ExitOK.
 func (f *Flags) Sites(fs *flag.FlagSet, env Env) (sites []*url.URL, code int) {
 	code = ExitOK
 	for _, arg := range fs.Args() {
 		u, err := SiteURL(arg)
+		if err == nil {
+			err = f.checkInternal(u)
+		}
 		if err != nil {
 			Fail(env.Stderr, f.Name, "%v; skipped", err)
 			code = ExitPartial

@@ -148,7 +148,7 @@ func CheckHelp(t *testing.T, run RunFunc, flags ...string) {
 	if !strings.HasPrefix(out.Stderr, "usage: ") {
 		t.Errorf("-h: no usage line:\n%s", out.Stderr)
 	}
-	for _, f := range append([]string{"-state", "-json", "-v"}, flags...) {
+	for _, f := range append([]string{"-state", "-json", "-v", "-allow-internal"}, flags...) {
 		if !strings.Contains(out.Stderr, "  "+f) {
 			t.Errorf("-h does not document %s:\n%s", f, out.Stderr)
 		}

@@ -243,7 +243,7 @@ func (d *demo) exec(ctx context.Context, s step) *record {
 		env.Stderr = io.MultiWriter(&stderr, d.logs)
 	}
 	start := time.Now()
-	rec.code = s.run(ctx, s.args, env)
+	rec.code = s.run(ctx, d.args(s), env)
 	rec.took = time.Since(start)
 	rec.reqs = d.requests(s.chain, start)
 	rec.stderr = stderr.String()
@@ -273,7 +273,7 @@ func (d *demo) requests(chain string, start time.Time) []fetchtest.Request {
 // report narrates one finished step and checks its promises.
 func (d *demo) report(s step, rec *record) {
 	fmt.Fprintf(d.w, "\n== %s: %s\n", s.bot, s.title)
-	fmt.Fprintf(d.w, "   $ go run ./examples/%s %s\n", strings.ToLower(s.bot), strings.Join(shortArgs(s.args, d.dir), " "))
+	fmt.Fprintf(d.w, "   $ go run ./examples/%s %s\n", strings.ToLower(s.bot), strings.Join(shortArgs(d.args(s), d.dir), " "))
 	fmt.Fprintf(d.w, "   %d requests in %s, exit %d\n", len(rec.reqs), rec.took.Round(10*time.Millisecond), rec.code)
 	d.check("", s.claims, rec)
 	d.runs = append(d.runs, toTimeline(s.bot+": "+s.title, rec))
@@ -346,6 +346,13 @@ func (d *demo) overall() []claim {
 			return true, "each failure reached the bots as a typed error they told apart with errors.Is/As: " + strings.Join(kinds, ", ")
 		}},
 	}
+}
+
+// args is the command line of step s: its own flags, and the loopback
+// range the demo's web lives on (the bots refuse internal addresses
+// otherwise; 127.0.0.0/8 only).
+func (d *demo) args(s step) []string {
+	return append([]string{"-allow-internal", "127.0.0.0/8"}, s.args...)
 }
 
 func shortArgs(args []string, dir string) []string {

@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"sync"
 	"time"
 
@@ -72,7 +71,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	code := botkit.ExitOK
 	var blocked []string
 	if *blockFile != "" {
-		bf, err := os.Open(*blockFile)
+		bf, err := botkit.OpenBounded(*blockFile, botkit.MaxBlockListBytes)
 		if err != nil {
 			botkit.Fail(env.Stderr, f.Name, "block list: %v", err)
 			return botkit.ExitFailure // never run without the block list asked for
@@ -80,7 +79,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		blocked, err = listings.ParseBlockList(bf)
 		bf.Close()
 		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "%v", err)
+			botkit.Fail(env.Stderr, f.Name, "%s: %v", *blockFile, err)
 			return botkit.ExitFailure
 		}
 	}
@@ -90,7 +89,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return exit
 	}
 	defer s.Close()
-	lf, err := os.Open(*file)
+	lf, err := botkit.OpenBounded(*file, botkit.MaxListingsBytes)
 	if err != nil {
 		botkit.Fail(env.Stderr, f.Name, "%v", err)
 		return botkit.ExitFailure

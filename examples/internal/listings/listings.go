@@ -22,6 +22,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
 )
 
 // ErrMalformed is matched (errors.Is) by every *RowError.
@@ -310,10 +312,10 @@ func checkURL(field, s string) error {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("%s %q: %v", field, s, errors.Unwrap(err))
+		return fmt.Errorf("%s %q: %v", field, fetch.Redact(s), errors.Unwrap(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s %q is not an http(s) URL", field, s)
+		return fmt.Errorf("%s %q is not an http(s) URL", field, u.Redacted())
 	}
 	return nil
 }

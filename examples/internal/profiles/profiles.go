@@ -68,8 +68,9 @@ func Bothy(key ed25519.PrivateKey, scale float64) fetch.Bot {
 			DefaultBackoff: Scale(time.Minute, scale),    // B6: one minute, doubling
 			BreakerCoolOff: Scale(10*time.Minute, scale),
 		}, // B6: afterwards more slowly: the default slow-down (MaxSlowdown 3)
-		Signer: &signing.Signer{Key: key, Agent: BothyAgent, Form: signing.BareURL}, // B2, B12 (robots.txt fetches signed too)
-		Limits: fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
+		Signer:          &signing.Signer{Key: key, Agent: BothyAgent, Form: signing.BareURL}, // B2, B12 (robots.txt fetches signed too)
+		RefuseDowngrade: true,                                                                // signed requests never leave TLS for plain http
+		Limits:          fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
 	}
 }
 
@@ -132,6 +133,9 @@ func Directories(key ed25519.PrivateKey, blocked []string, scale float64) fetch.
 		Token:     "DirectoriesBot",                                                               // D7: its group wins over *
 		RobotsTTL: Scale(24*time.Hour, scale),                                                     // D9: cached 24 hours
 		Signer:    &signing.Signer{Key: key, Agent: DirectoriesAgent, Form: signing.QuotedString}, // D2
+		// Signed requests never leave TLS for plain http: a listing page that
+		// redirects https -> http ends as insecure_redirect.
+		RefuseDowngrade: true,
 		Limits: fetch.Limits{
 			Timeout:      ScaleTimeout(15*time.Second, scale), // D11: 15 s for the whole fetch
 			MaxRedirects: 3,                                   // D4, D11

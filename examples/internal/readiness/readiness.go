@@ -136,7 +136,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	// The sitemap: what it lists, and the first pages of it.
 	front := &crawl.Frontier{MaxPerSite: c.maxPages, Allowed: func(s string) bool { return s == crawl.Site(site) }}
 	front.MarkSeen(home)
-	res, err := c.walker.Check(ctx, crawl.Site(site), declared)
+	res, err := c.walker.Check(fetch.WithMachineFile(ctx), crawl.Site(site), declared) // the 50 MiB sitemap limit, not a page's
 	smURL := sitemap.DefaultSitemapURL(crawl.Site(site))
 	if len(declared) > 0 {
 		smURL = strings.Join(declared, " ")

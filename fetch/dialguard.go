@@ -1,0 +1,262 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// # Internal addresses
+//
+// A bot crawls the public web. A redirect, a link or a DNS answer that
+// points it at the machine it runs on, its network or the cloud's metadata
+// service (169.254.169.254) would make it read what no site owner
+// published, so such addresses are refused unless Bot.AllowInternal lists
+// them. The check runs twice:
+//
+//   - on the URL of every hop (redirects and robots.txt fetches included):
+//     a host that is a literal IP address (also in the loose forms browsers
+//     and inet_aton accept, such as "127.1" or "2130706433"), or a
+//     "localhost" name (RFC 6761), is checked before anything is sent;
+//   - on the address actually dialled, in the Control hook of the dialer of
+//     the base transport fetch builds: a name is checked after DNS has
+//     answered, so neither a DNS answer nor a redirect to a name can smuggle
+//     an internal address in.
+//
+// A Bot.Transport given by the caller dials on its own: fetch cannot see
+// the addresses it dials, so only the first check applies to it.
+
+// InternalAddressError is the cause of an InternalAddress [*Error]: the
+// address refused and the kind of range it lies in. errors.Is matches
+// ErrInternalAddress. It is plain data.
+type InternalAddressError struct {
+	Addr netip.Addr // the address; for an IPv4-mapped, NAT64 or IPv4-compatible IPv6 address, the IPv4 address it reaches
+	Kind string     // "loopback", "private", "link-local", "unspecified", "multicast", "shared", "broadcast"
+}
+
+func (e *InternalAddressError) Error() string {
+	return fmt.Sprintf("fetch: %s is a %s address (not in Bot.AllowInternal)", e.Addr, e.Kind)
+}
+
+// Is reports whether target is ErrInternalAddress.
+func (e *InternalAddressError) Is(target error) bool { return target == ErrInternalAddress }
+
+// addrPolicy decides which addresses a bot may connect to. A nil
+// *addrPolicy allows none of the internal ranges.
+type addrPolicy struct {
+	allow []netip.Prefix // masked, IPv4-mapped prefixes unmapped
+}
+
+// newAddrPolicy returns the policy allowing the internal ranges in allow.
+func newAddrPolicy(allow []netip.Prefix) *addrPolicy {
+	p := &addrPolicy{}
+	for _, a := range allow {
+		if !a.IsValid() {
+			continue
+		}
+		if a.Addr().Is4In6() && a.Bits() >= 96 {
+			a = netip.PrefixFrom(a.Addr().Unmap(), a.Bits()-96)
+		}
+		p.allow = append(p.allow, a.Masked())
+	}
+	return p
+}
+
+var (
+	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598, carrier-grade NAT (and some clouds' metadata)
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122 "this network"; 0.0.0.0 reaches the local host
+	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+)
+
+var (
+	nat64    = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 well-known NAT64 prefix
+	compatV4 = netip.MustParsePrefix("::/96")        // deprecated IPv4-compatible addresses
+)
+
+// embeddedIPv4 returns the IPv4 address a NAT64 or IPv4-compatible IPv6
+// address reaches (so 64:ff9b::a9fe:a9fe is 169.254.169.254), and a itself
+// otherwise. :: and ::1 stay as they are.
+func embeddedIPv4(a netip.Addr) netip.Addr {
+	if !a.Is6() || !(nat64.Contains(a) || compatV4.Contains(a)) {
+		return a
+	}
+	if a.IsUnspecified() || a.IsLoopback() {
+		return a
+	}
+	b := a.As16()
+	return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+}
+
+// internalKind returns the kind of internal range a lies in, or "" for a
+// public address. a must be unmapped and without zone.
+func internalKind(a netip.Addr) string {
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsUnspecified(), thisNetwork.Contains(a):
+		return "unspecified"
+	case a.IsPrivate():
+		return "private"
+	case a.IsLinkLocalUnicast():
+		return "link-local"
+	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+		return "multicast"
+	case sharedSpace.Contains(a):
+		return "shared"
+	case a == broadcast:
+		return "broadcast"
+	}
+	return ""
+}
+
+// check returns an *InternalAddressError if a is internal and not allowed.
+func (p *addrPolicy) check(a netip.Addr) error {
+	a = embeddedIPv4(a.Unmap().WithZone(""))
+	kind := internalKind(a)
+	if kind == "" {
+		return nil
+	}
+	if p != nil {
+		for _, pre := range p.allow {
+			if pre.Contains(a) {
+				return nil
+			}
+		}
+	}
+	return &InternalAddressError{Addr: a, Kind: kind}
+}
+
+// checkAddr refuses a URL whose host is a literal internal address the bot
+// may not reach.
+func (c *chain) checkAddr(u *url.URL) error {
+	if err := c.addrs.checkURL(u); err != nil {
+		return &Error{Outcome: InternalAddress, URL: u.Redacted(), Err: err}
+	}
+	return nil
+}
+
+// CheckHost is the check every request's URL gets against Bot.AllowInternal
+// = allow: it returns an [*InternalAddressError] when u's host is a literal
+// address, or a localhost name (RFC 6761, taken as 127.0.0.1), in an
+// internal range that allow does not open, and nil otherwise. Names are not
+// resolved: the base transport checks them when it dials. A program can use
+// it to refuse such a URL before starting any work.
+func CheckHost(u *url.URL, allow []netip.Prefix) error {
+	return newAddrPolicy(allow).checkURL(u)
+}
+
+// checkURL checks u's host when it names an address without DNS: a literal
+// IP address, or localhost (taken as 127.0.0.1).
+//
+// A name costs no allocation: it is not handed to netip.ParseAddr, whose
+// error would allocate.
+func (p *addrPolicy) checkURL(u *url.URL) error {
+	host := u.Hostname()
+	if strings.IndexByte(host, ':') >= 0 { // only an IPv6 literal has a colon here
+		a, err := netip.ParseAddr(host)
+		if err != nil {
+			return nil // not an address: the dialler refuses it
+		}
+		return p.check(a)
+	}
+	if a, ok := parseLooseIPv4(host); ok { // dotted quads, and the loose forms
+		return p.check(a)
+	}
+	host = strings.TrimSuffix(host, ".")
+	if strings.EqualFold(host, "localhost") ||
+		(len(host) > len(".localhost") && strings.EqualFold(host[len(host)-len(".localhost"):], ".localhost")) {
+		return p.check(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+	}
+	return nil // a name: checked when dialled
+}
+
+// parseLooseIPv4 reads host as the WHATWG URL standard's IPv4 parser does,
+// when its last label is a number: one to four parts, each decimal, octal
+// (leading 0) or hexadecimal (0x), the last filling the remaining bytes
+// ("127.1", "0x7f.1", "2130706433" are 127.0.0.1). Browsers and the C
+// resolver (inet_aton) read such hosts as addresses, so they are checked
+// as addresses, also under a transport fetch cannot see into. ok is false
+// for a host that does not end in a number, or is not a valid address.
+func parseLooseIPv4(host string) (addr netip.Addr, ok bool) {
+	h := host
+	if len(h) > 1 && h[len(h)-1] == '.' {
+		h = h[:len(h)-1]
+	}
+	if !isNumberLabel(h[strings.LastIndexByte(h, '.')+1:]) {
+		return netip.Addr{}, false // a name: the common case, without allocating
+	}
+	nparts := strings.Count(h, ".") + 1
+	if nparts > 4 {
+		return netip.Addr{}, false
+	}
+	var v uint64
+	for i := 0; i < nparts; i++ {
+		s, rest, _ := strings.Cut(h, ".")
+		h = rest
+		n, ok := parseIPv4Number(s)
+		last := i == nparts-1
+		if !ok || (!last && n > 255) || (last && n >= 1<<(8*(5-nparts))) {
+			return netip.Addr{}, false
+		}
+		if last {
+			v += n
+		} else {
+			v += n << (8 * (3 - i))
+		}
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// isNumberLabel reports whether s is all decimal digits, or "0x" and hex
+// digits (the WHATWG "ends in a number" test on the last label).
+func isNumberLabel(s string) bool {
+	if s == "" {
+		return false
+	}
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return strings.Trim(s[2:], "0123456789abcdefABCDEF") == ""
+	}
+	return strings.Trim(s, "0123456789") == ""
+}
+
+// parseIPv4Number parses one part of a loose IPv4 address.
+func parseIPv4Number(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := 10
+	switch {
+	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		s, base = s[2:], 16
+	case len(s) >= 2 && s[0] == '0':
+		s, base = s[1:], 8
+	}
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	return n, err == nil
+}
+
+// control is the net.Dialer ControlContext of the base transport: it sees
+// the address being dialled, after name resolution.
+func (p *addrPolicy) control(_ context.Context, network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot check %s address %q: %v", ErrInternalAddress, network, address, err)
+	}
+	return p.check(ap.Addr())
+}
+
+// guardedDialer is the dialer of the base transports fetch builds: the
+// source address, if valid (S2), and the internal-address check.
+func guardedDialer(local netip.Addr, p *addrPolicy) *net.Dialer {
+	d := dialer(local)
+	d.ControlContext = p.control
+	return d
+}

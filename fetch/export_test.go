@@ -1,0 +1,42 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+// BaseTransportWithLookup returns the base transport fetch builds for bot
+// (Transport nil), with lookup standing in for DNS: a dialled host found in
+// lookup is replaced by its address before the transport's own dialer, and
+// its address check, see it.
+func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport {
+	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal))
+	dial := t.DialContext
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if ip, ok := lookup[host]; ok {
+				addr = net.JoinHostPort(ip, port)
+			}
+		}
+		return dial(ctx, network, addr)
+	}
+	return t
+}
+
+// BaseDial dials addr through the base transport of client (made by New or
+// Wrap), below every URL check: it shows whether that transport's dialer
+// checks the address dialled. ok is false when the base is not an
+// *http.Transport with a DialContext.
+func BaseDial(ctx context.Context, client *http.Client, addr string) (conn net.Conn, err error, ok bool) {
+	bt, isBot := client.Transport.(*botTransport)
+	if !isBot {
+		return nil, nil, false
+	}
+	t, isHTTP := bt.c.base.(*http.Transport)
+	if !isHTTP || t.DialContext == nil {
+		return nil, nil, false
+	}
+	conn, err = t.DialContext(ctx, "tcp", addr)
+	return conn, err, true
+}
