@@ -316,6 +316,16 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	bctx.Context = ctx
 	out := req.WithContext(bctx)
 	out.Header = cloneHeader(req.Header)
+	if h, ok := sendHost(req.URL); ok {
+		// Sent to the site key's spelling of the host: net/http would dial
+		// a full-width or ideographic spelling as another name.
+		u := *req.URL
+		u.Host = h
+		out.URL = &u
+		if out.Host == req.URL.Host {
+			out.Host = ""
+		}
+	}
 	if err := c.setHeaders(out, req.Response != nil); err != nil {
 		cancel()
 		closeBody(req)

@@ -2,10 +2,13 @@ package fetch_test
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -208,4 +211,50 @@ func TestPacing_C3_SpellingsOfOneHost(t *testing.T) {
 		}
 		w.Check(t, fetchtest.NoOverlap(), fetchtest.MinGapOn("a.test", 2*time.Second))
 	})
+}
+
+// C3, D14: a request is sent to the site key's spelling of its host, so the
+// connection goes to the one host that pacing, robots.txt and the block list
+// count (net/http would dial a full-width or ideographic spelling as
+// another name). Every spelling of the table is sent as its canonical form.
+func TestIdentity_SentToTheSiteKeysHost(t *testing.T) {
+	for key, spellings := range sitekeytest.Spellings(t) {
+		_, base := keyParts(t, key)
+		want, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var sent []string
+		bot := fetch.Bot{
+			UserAgent:     testUA,
+			Politeness:    politeness.Policy{MinDelay: -1},
+			AllowInternal: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")},
+			Transport: rtFunc(func(r *http.Request) (*http.Response, error) {
+				mu.Lock()
+				sent = append(sent, r.URL.Host+" "+r.Host)
+				mu.Unlock()
+				body := "<p>ok</p>"
+				status := http.StatusOK
+				if r.URL.Path == "/robots.txt" {
+					status, body = http.StatusNotFound, ""
+				}
+				return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"text/html"}},
+					Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+			}),
+		}
+		f := mustFetcher(t, bot)
+		for _, s := range spellings {
+			get(t, f, withPath(t, s, "/page"), fetch.OK)
+		}
+		if len(sent) < len(spellings) {
+			t.Fatalf("%s: %d requests sent for %d spellings", key, len(sent), len(spellings))
+		}
+		for _, s := range sent {
+			host, header, _ := strings.Cut(s, " ")
+			if host != want.Host || (header != "" && header != want.Host) {
+				t.Errorf("%s: sent to URL host %q, Host %q; want %q", key, host, header, want.Host)
+			}
+		}
+	}
 }
