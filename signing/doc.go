@@ -13,14 +13,17 @@
 //		Signer: &signing.Signer{Key: key, Agent: "https://bothy.tools"},
 //	}}
 //
-// Every signature covers @authority (lowercased, default port removed) and
-// Signature-Agent, and carries created, expires (60 s unless
-// Signer.Expires says otherwise), keyid (the RFC 7638 JWK SHA-256 thumbprint
-// of the key, base64url), tag="web-bot-auth" and, optionally, a random nonce.
-// Signature-Agent is sent in one of three forms, see [AgentForm] for the
-// trade-off: a quoted structured-field string (default; what Cloudflare and
-// npm web-bot-auth 0.1.x verify), a bare URL, or the dictionary form
-// sig1="..." covered as "signature-agent";key="sig1" (the newest drafts).
+// Every signature covers @method, @authority and @path (Signer.Components
+// chooses others: @target-uri, @query, named request headers...) and the
+// Signature-Agent field, and carries created, expires (60 s unless
+// Signer.Expires says otherwise; more than 24 h is refused), keyid (the RFC
+// 7638 JWK SHA-256 thumbprint of the key, base64url), tag="web-bot-auth"
+// and, optionally, a random nonce. Signature-Agent is sent in one of three
+// forms, see [AgentForm] for the trade-off: the dictionary form
+// sig1="https://..." covered as "signature-agent";key="sig1" (the default,
+// what draft-ietf-webbotauth-httpsig-protocol requires of signers), or, as
+// opt-ins for older verifiers, a quoted structured-field string or a bare
+// URL.
 //
 // # Key directory
 //

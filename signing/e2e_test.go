@@ -359,7 +359,7 @@ func TestVerifier_AgentPolicy(t *testing.T) {
 		}{
 			{"listed", &signing.Verifier{Agents: []string{"https://BOTHY.tools:443/"}}, &signing.Signer{Agent: "https://bothy.tools"}, ""},
 			{"not listed", &signing.Verifier{Agents: []string{"https://other.example"}}, &signing.Signer{Agent: "https://bothy.tools"}, signing.ReasonAgent},
-			{"http agent", &signing.Verifier{}, &signing.Signer{Agent: "http://plain.example"}, signing.ReasonAgent},
+			{"http agent", &signing.Verifier{}, &signing.Signer{Agent: "http://plain.example", Form: signing.QuotedString}, signing.ReasonAgent},
 			{"lifetime too long", &signing.Verifier{MaxLifetime: time.Hour}, &signing.Signer{Agent: "https://bothy.tools", Expires: 2 * time.Hour}, signing.ReasonTooLong},
 		} {
 			tc.v.Client = &http.Client{Transport: mem}

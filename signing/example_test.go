@@ -42,7 +42,7 @@ func ExampleSigner_Sign() {
 	fmt.Println("tag:", strings.Contains(input, `tag="web-bot-auth"`))
 	// Output:
 	// Signature-Agent: "https://directories.prosvita.io"
-	// covered: ("@authority" "signature-agent")
+	// covered: ("@method" "@authority" "@path" "signature-agent")
 	// keyid is thumbprint: true
 	// tag: true
 }
@@ -108,7 +108,7 @@ func ExampleVerifier_Middleware() {
 		fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	// Output:
-	// 200 hello sig1 (quoted-string)
+	// 200 hello sig1 (dictionary)
 	// 401 signing: unknown_key
 }
 

@@ -222,8 +222,8 @@ func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Resu
 	if v.MaxLifetime > 0 && res.Expires.Sub(res.Created) > v.MaxLifetime {
 		return fail(ReasonTooLong, "", nil)
 	}
-	if c, ok := si.covers("@authority"); !ok || c.req {
-		return fail(ReasonComponents, "@authority not covered", nil)
+	if !coversAnchor(si) {
+		return fail(ReasonComponents, "neither @authority nor @target-uri covered", nil)
 	}
 	for _, c := range si.comps {
 		id, _ := httpsfv.Marshal(c.item)
@@ -301,6 +301,17 @@ func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Resu
 		return fail(ReasonBadSignature, "", nil)
 	}
 	return res, nil
+}
+
+// coversAnchor reports whether si covers the request's @authority or
+// @target-uri, one of which the draft requires.
+func coversAnchor(si *sigInput) bool {
+	for _, name := range []string{"@authority", "@target-uri"} {
+		if c, ok := si.covers(name); ok && !c.req {
+			return true
+		}
+	}
+	return false
 }
 
 // agentAllowed reports whether the directory of agent may be fetched.
