@@ -64,7 +64,8 @@ func normaliseAuthority(host, scheme string) string {
 
 // component is one parsed component identifier of a Signature-Input member.
 type component struct {
-	item httpsfv.Item // as received, for serialisation in the base
+	item httpsfv.Item // as received
+	id   string       // item serialised: the component identifier in the base
 	name string       // lowercased
 	key  string       // ;key= dictionary member, "" if none
 	req  bool         // ;req
@@ -75,7 +76,11 @@ func parseComponent(it httpsfv.Item) (component, error) {
 	if !ok || name == "" || name != strings.ToLower(name) {
 		return component{}, fmt.Errorf("component identifier %v is not a lowercase string", it.Value)
 	}
-	c := component{item: it, name: name}
+	id, err := httpsfv.Marshal(it)
+	if err != nil {
+		return component{}, err
+	}
+	c := component{item: it, id: id, name: name}
 	if it.Params == nil {
 		return c, nil
 	}
@@ -180,24 +185,20 @@ func derivedValue(name string, m *message) (string, error) {
 // given covered components and serialised @signature-params value.
 func signatureBase(m *message, comps []component, params string) (string, error) {
 	var b strings.Builder
-	seen := make(map[string]bool, len(comps))
-	for _, c := range comps {
-		id, err := httpsfv.Marshal(c.item)
-		if err != nil {
-			return "", err
+	for i, c := range comps {
+		for _, prev := range comps[:i] {
+			if prev.id == c.id {
+				return "", fmt.Errorf("component %s is listed twice", c.id)
+			}
 		}
-		if seen[id] {
-			return "", fmt.Errorf("component %s is listed twice", id)
-		}
-		seen[id] = true
 		v, err := c.value(m)
 		if err != nil {
 			return "", err
 		}
 		if strings.ContainsAny(v, "\r\n") {
-			return "", fmt.Errorf("component %s has a line break", id)
+			return "", fmt.Errorf("component %s has a line break", c.id)
 		}
-		b.WriteString(id)
+		b.WriteString(c.id)
 		b.WriteString(": ")
 		b.WriteString(v)
 		b.WriteByte('\n')
@@ -216,7 +217,8 @@ func newComponent(name, key string, req bool) component {
 	if req {
 		it.Params.Add("req", true)
 	}
-	return component{item: it, name: name, key: key, req: req}
+	id, _ := httpsfv.Marshal(it) // a string item with key and req parameters always serialises
+	return component{item: it, id: id, name: name, key: key, req: req}
 }
 
 // sigInput is one parsed member of a Signature-Input field.
@@ -265,14 +267,14 @@ func (s *sigInput) covers(name string) (component, bool) {
 func parseSignatureInput(lines []string) ([]sigInput, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
-		return nil, fmt.Errorf("Signature-Input is not a dictionary: %w", err)
+		return nil, fmt.Errorf("signing: Signature-Input is not a dictionary: %w", err)
 	}
 	var out []sigInput
 	for _, label := range d.Names() {
 		m, _ := d.Get(label)
 		il, ok := m.(httpsfv.InnerList)
 		if !ok {
-			return nil, fmt.Errorf("Signature-Input member %q is not an inner list", label)
+			return nil, fmt.Errorf("signing: Signature-Input member %q is not an inner list", label)
 		}
 		si := sigInput{label: label, params: il.Params}
 		if si.params == nil {
@@ -281,12 +283,12 @@ func parseSignatureInput(lines []string) ([]sigInput, error) {
 		for _, it := range il.Items {
 			c, err := parseComponent(it)
 			if err != nil {
-				return nil, fmt.Errorf("Signature-Input member %q: %w", label, err)
+				return nil, fmt.Errorf("signing: Signature-Input member %q: %w", label, err)
 			}
 			si.comps = append(si.comps, c)
 		}
 		if si.raw, err = httpsfv.Marshal(il); err != nil {
-			return nil, fmt.Errorf("Signature-Input member %q: %w", label, err)
+			return nil, fmt.Errorf("signing: Signature-Input member %q: %w", label, err)
 		}
 		out = append(out, si)
 	}
@@ -297,18 +299,18 @@ func parseSignatureInput(lines []string) ([]sigInput, error) {
 func parseSignatures(lines []string) (map[string][]byte, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
-		return nil, fmt.Errorf("Signature is not a dictionary: %w", err)
+		return nil, fmt.Errorf("signing: Signature is not a dictionary: %w", err)
 	}
 	out := make(map[string][]byte, len(d.Names()))
 	for _, label := range d.Names() {
 		m, _ := d.Get(label)
 		it, ok := m.(httpsfv.Item)
 		if !ok {
-			return nil, fmt.Errorf("Signature member %q is not an item", label)
+			return nil, fmt.Errorf("signing: Signature member %q is not an item", label)
 		}
 		b, ok := it.Value.([]byte)
 		if !ok {
-			return nil, fmt.Errorf("Signature member %q is not a byte sequence", label)
+			return nil, fmt.Errorf("signing: Signature member %q is not a byte sequence", label)
 		}
 		out[label] = b
 	}

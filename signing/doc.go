@@ -39,13 +39,21 @@
 // # Verifying
 //
 // [Verifier] checks incoming requests ([Verifier.Verify], or
-// [Verifier.Middleware]): it reads all three Signature-Agent forms, fetches
-// and caches the agent's directory (checking the directory's own
-// signatures), picks the key by keyid and rejects missing or wrong
-// parameters, stale or future signatures, uncovered @authority, unknown keys
-// and tampered fields. Failures are [*VerifyError] values matching
-// [ErrInvalidSignature]. With [Verifier.Keys] set it uses a fixed key set and
-// fetches nothing.
+// [Verifier.Middleware], which annotates by default and can enforce): it
+// reads all three Signature-Agent forms, resolves the member the signature
+// covers (an https URL of a JWKS, fetched as given; a bare origin means its
+// well-known directory, the one place where keys bind to a domain and must
+// have signed the directory response), caches key sets per URL, and rejects
+// missing or wrong parameters, stale or future signatures, uncovered
+// components, tampered fields and, with a [NonceCache], replays. Its
+// fetches are guarded against server-side request forgery: no redirects,
+// no internal addresses (checked on the address dialled), bounded bytes,
+// keys, time and work. Every verdict is one of three outcomes ([Outcome]):
+// verified, invalid ([ErrInvalidSignature]) or unverified ([ErrUnverified]:
+// no signature, or not enough to decide), failures being [*VerifyError]
+// values. With [Verifier.Keys] set it uses a fixed key set and fetches
+// nothing. [VerifyRFC9421] checks a plain RFC 9421 signature with a given
+// key.
 //
 // # httpsign as the reference
 //
