@@ -80,10 +80,18 @@ func (g dialGuard) check(address string) error {
 
 type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// checked wraps a transport's own dial function: the address the
-// connection reached is checked before a byte is sent on it.
+// checked wraps a transport's own dial function: an IP address is checked
+// before dialling, and the address the connection reached (the name
+// resolved by the dial function) before a byte is sent on it.
 func (g dialGuard) checked(dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if _, err := netip.ParseAddr(host); err == nil {
+				if err := g.check(net.JoinHostPort(host, port)); err != nil {
+					return nil, err
+				}
+			}
+		}
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
