@@ -440,7 +440,9 @@ func TestVerifier_Middleware(t *testing.T) {
 	key := signingtest.BothyKey()
 	ks, _ := signing.NewKeySet(pub(key))
 	signed := func() *http.Request { return signedBy(t, key, "https://bot.test", signing.Dictionary) }
-	forged := func() *http.Request { return signedBy(t, signingtest.OtherKey(), "https://bot.test", signing.Dictionary) }
+	forged := func() *http.Request {
+		return signedBy(t, signingtest.OtherKey(), "https://bot.test", signing.Dictionary)
+	}
 	tampered := func() *http.Request { r := signed(); r.URL.Path = "/other"; return r }
 	unsigned := func() *http.Request { return httptest.NewRequest(http.MethodGet, "https://site.example/", nil) }
 	for _, tc := range []struct {
@@ -526,4 +528,3 @@ func TestVerifier_Now(t *testing.T) {
 		t.Fatalf("an hour earlier: %v", err)
 	}
 }
-

@@ -194,4 +194,3 @@ func TestInternalRange(t *testing.T) {
 		}
 	}
 }
-
