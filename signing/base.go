@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/dunglas/httpsfv"
@@ -27,8 +28,9 @@ type message struct {
 	authority string // already normalised
 	url       *url.URL
 	header    http.Header
-	status    int      // responses only
-	req       *message // the request a response answers ("req" flag)
+	status    int             // responses only
+	req       *message        // the request a response answers ("req" flag)
+	agent     *SignatureAgent // Signature-Agent as already parsed, if it was
 }
 
 func requestMessage(method, scheme, authority string, u *url.URL, h http.Header) *message {
@@ -76,14 +78,17 @@ func parseComponent(it httpsfv.Item) (component, error) {
 	if !ok || name == "" || name != strings.ToLower(name) {
 		return component{}, fmt.Errorf("component identifier %v is not a lowercase string", it.Value)
 	}
+	if it.Params == nil || len(it.Params.Names()) == 0 {
+		// The common case, serialised without the library: a lowercase
+		// name the parser accepted is printable ASCII, where strconv's
+		// quoting is the structured-field String serialisation.
+		return component{item: it, id: strconv.Quote(name), name: name}, nil
+	}
 	id, err := httpsfv.Marshal(it)
 	if err != nil {
 		return component{}, err
 	}
 	c := component{item: it, id: id, name: name}
-	if it.Params == nil {
-		return c, nil
-	}
 	for _, p := range it.Params.Names() {
 		v, _ := it.Params.Get(p)
 		switch p {
@@ -121,6 +126,13 @@ func (c component) value(m *message) (string, error) {
 	vals := m.header.Values(c.name)
 	if len(vals) == 0 {
 		return "", fmt.Errorf("header %q is absent", c.name)
+	}
+	if c.key != "" && c.name == "signature-agent" && m.agent != nil && m.agent.Form == Dictionary {
+		// Already parsed: a member without parameters serialises as its
+		// quoted URL.
+		if mem, ok := m.agent.Lookup(c.key); ok && !mem.Params {
+			return strconv.Quote(mem.URL), nil
+		}
 	}
 	if c.key != "" {
 		d, err := httpsfv.UnmarshalDictionary(vals)
@@ -185,6 +197,7 @@ func derivedValue(name string, m *message) (string, error) {
 // given covered components and serialised @signature-params value.
 func signatureBase(m *message, comps []component, params string) (string, error) {
 	var b strings.Builder
+	b.Grow(256 + len(params))
 	for i, c := range comps {
 		for _, prev := range comps[:i] {
 			if prev.id == c.id {

@@ -200,10 +200,11 @@ func (v *Verifier) maxSignatures() int {
 
 // candidate is a signature that passed every check that needs no key.
 type candidate struct {
-	si  *sigInput
-	sig []byte
-	res *Result
-	loc *keyLocation // nil with Verifier.Keys
+	si    *sigInput
+	sig   []byte
+	res   *Result
+	agent *SignatureAgent // the request's Signature-Agent, parsed
+	loc   *keyLocation    // nil with Verifier.Keys
 }
 
 // Verify checks the web-bot-auth signatures of req (at most MaxSignatures,
@@ -377,7 +378,7 @@ func (v *Verifier) precheck(si *sigInput, sig []byte, agent *SignatureAgent, age
 			res.Agent = agent.URL
 		}
 	}
-	cand := candidate{si: si, sig: sig, res: res}
+	cand := candidate{si: si, sig: sig, res: res, agent: agent}
 	if v.Keys != nil {
 		return cand, nil
 	}
@@ -433,6 +434,7 @@ func (v *Verifier) verifyCandidate(req *http.Request, c *candidate, now time.Tim
 	if msg.scheme == "" {
 		msg.scheme = "http"
 	}
+	msg.agent = c.agent
 	base, err := signatureBase(msg, si.comps, si.raw)
 	if err != nil {
 		return fail(ReasonComponents, "", err)
