@@ -114,6 +114,14 @@ func ParseSignatureAgent(lines []string) (*SignatureAgent, error) {
 		}
 		return &SignatureAgent{Form: QuotedString, URL: s}, nil
 	}
+	if ms, ok := fastAgentMembers(lines); ok {
+		for _, m := range ms {
+			if err := checkAgentURL(m.URL); err != nil {
+				return nil, err
+			}
+		}
+		return &SignatureAgent{Form: Dictionary, Members: ms}, nil
+	}
 	if d, err := httpsfv.UnmarshalDictionary(lines); err == nil {
 		a := &SignatureAgent{Form: Dictionary}
 		for _, k := range d.Names() {

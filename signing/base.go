@@ -236,14 +236,37 @@ func newComponent(name, key string, req bool) component {
 
 // sigInput is one parsed member of a Signature-Input field.
 type sigInput struct {
-	label  string
-	comps  []component
-	params *httpsfv.Params
-	raw    string // re-serialised inner list: the @signature-params value
+	label   string
+	comps   []component
+	params  *httpsfv.Params // parameters, from the reference parser
+	fparams []sfParam       // parameters, from the fast path (params nil)
+	raw     string          // serialised inner list: the @signature-params value
+}
+
+// param returns the parameter name as httpsfv would give it.
+func (s *sigInput) param(name string) (any, bool) {
+	if s.params != nil {
+		return s.params.Get(name)
+	}
+	for _, p := range s.fparams {
+		if p.name != name {
+			continue
+		}
+		switch p.kind {
+		case 's':
+			return p.str, true
+		case 'i':
+			return p.num, true
+		case 't':
+			return httpsfv.Token(p.str), true
+		}
+		return p.num == 1, true
+	}
+	return nil, false
 }
 
 func (s *sigInput) intParam(name string) (int64, bool, error) {
-	v, ok := s.params.Get(name)
+	v, ok := s.param(name)
 	if !ok {
 		return 0, false, nil
 	}
@@ -255,7 +278,7 @@ func (s *sigInput) intParam(name string) (int64, bool, error) {
 }
 
 func (s *sigInput) stringParam(name string) (string, bool, error) {
-	v, ok := s.params.Get(name)
+	v, ok := s.param(name)
 	if !ok {
 		return "", false, nil
 	}
@@ -278,6 +301,15 @@ func (s *sigInput) covers(name string) (component, bool) {
 // parseSignatureInput parses the field lines of a Signature-Input field into
 // its members, in order.
 func parseSignatureInput(lines []string) ([]sigInput, error) {
+	if out, ok := fastSignatureInput(lines); ok {
+		return out, nil
+	}
+	return slowSignatureInput(lines)
+}
+
+// slowSignatureInput is parseSignatureInput through httpsfv: any valid
+// field, canonical or not.
+func slowSignatureInput(lines []string) ([]sigInput, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
 		return nil, fmt.Errorf("signing: Signature-Input is not a dictionary: %w", err)
@@ -310,6 +342,14 @@ func parseSignatureInput(lines []string) ([]sigInput, error) {
 
 // parseSignatures parses a Signature field into label -> signature bytes.
 func parseSignatures(lines []string) (map[string][]byte, error) {
+	if out, ok := fastSignatures(lines); ok {
+		return out, nil
+	}
+	return slowSignatures(lines)
+}
+
+// slowSignatures is parseSignatures through httpsfv.
+func slowSignatures(lines []string) (map[string][]byte, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
 		return nil, fmt.Errorf("signing: Signature is not a dictionary: %w", err)
