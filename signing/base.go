@@ -42,6 +42,9 @@ func requestMessage(method, scheme, authority string, u *url.URL, h http.Header)
 // TLS-terminating proxy) both 80 and 443 are dropped.
 func normaliseAuthority(host, scheme string) string {
 	host = strings.ToLower(strings.TrimSpace(host))
+	if strings.IndexByte(host, ':') < 0 {
+		return host // no port
+	}
 	h, port, err := net.SplitHostPort(host)
 	if err != nil {
 		return host // no port
@@ -265,7 +268,24 @@ func (s *sigInput) param(name string) (any, bool) {
 	return nil, false
 }
 
+// fparam returns the fast path's parameter name.
+func (s *sigInput) fparam(name string) (sfParam, bool) {
+	for _, p := range s.fparams {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return sfParam{}, false
+}
+
 func (s *sigInput) intParam(name string) (int64, bool, error) {
+	if s.params == nil { // fast path: no boxing
+		p, ok := s.fparam(name)
+		if ok && p.kind != 'i' {
+			return 0, true, fmt.Errorf("parameter %s is not an integer", name)
+		}
+		return p.num, ok, nil
+	}
 	v, ok := s.param(name)
 	if !ok {
 		return 0, false, nil
@@ -278,6 +298,13 @@ func (s *sigInput) intParam(name string) (int64, bool, error) {
 }
 
 func (s *sigInput) stringParam(name string) (string, bool, error) {
+	if s.params == nil { // fast path: no boxing
+		p, ok := s.fparam(name)
+		if ok && p.kind != 's' {
+			return "", true, fmt.Errorf("parameter %s is not a string", name)
+		}
+		return p.str, ok, nil
+	}
 	v, ok := s.param(name)
 	if !ok {
 		return "", false, nil

@@ -133,7 +133,10 @@ func isTokenDelim(c byte) bool {
 
 // params reads parameters until none follows, refusing a repeated name.
 func (p *sfScanner) params() ([]sfParam, bool) {
-	var out []sfParam
+	if p.peek() != ';' {
+		return nil, true
+	}
+	out := make([]sfParam, 0, 6)
 	for p.peek() == ';' {
 		pr, ok := p.param()
 		if !ok {
@@ -188,7 +191,7 @@ func fastSignatureInput(lines []string) (out []sigInput, ok bool) {
 			return nil, false
 		}
 		p.pos++
-		si := sigInput{label: label}
+		si := sigInput{label: label, comps: make([]component, 0, 6)}
 		for p.peek() != ')' {
 			if len(si.comps) > 0 {
 				if p.peek() != ' ' {
