@@ -536,6 +536,9 @@ func newNonce() string {
 // created; each redirect hop and each retry passes through RoundTrip again and
 // is signed for its own authority. It never reads or alters the body.
 //
+// Under a context from [WithRequested] it signs what the server asked for
+// ([Signer.SignRequested]).
+//
 // A Transport with a nil Signer fails every request (an unsigned request from a
 // bot that promises signatures would break that promise). Safe for concurrent
 // use.
@@ -561,7 +564,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// fields only.
 	req2 := req.WithContext(req.Context())
 	req2.Header = req.Header.Clone()
-	if err := t.Signer.Sign(req2); err != nil {
+	var err error
+	if r, ok := RequestedFrom(req.Context()); ok {
+		err = t.Signer.SignRequested(req2, r)
+	} else {
+		err = t.Signer.Sign(req2)
+	}
+	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
