@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/goodbot-go/goodbot/signing/identity"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,7 +36,7 @@ const usage = "directoriesbot -key FILE -listings FILE [flags]\n\n" +
 
 // Run is directoriesbot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	f := botkit.Flags{Name: "directoriesbot", Signs: true, Identity: directoriesKit}
+	f := botkit.Flags{Name: "directoriesbot", Signs: true, Identity: profiles.DirectoriesKit}
 	fs := f.FlagSet(env, -1)
 	file := fs.String("listings", "", "listings `file`: CSV with header listing_url,backlink,directory,schedule, or JSON")
 	recheck := fs.String("recheck", "", "check this one `listing_url` now, whatever its schedule (D12)")
@@ -278,14 +277,8 @@ func KeyDirectory(keys ...ed25519.PrivateKey) http.Handler {
 	return mux
 }
 
-// directoriesKit is DirectoriesBot's identity kit: key directory and
-// Signature Agent Card, from its profile.
-func directoriesKit(key ed25519.PrivateKey) (*identity.Kit, error) {
-	return identity.New(profiles.Directories(key, nil, 1), profiles.DirectoriesOperator(), time.Now())
-}
-
 func serveKeys(ctx context.Context, addr string, key ed25519.PrivateKey, env botkit.Env) int {
-	kit, err := directoriesKit(key)
+	kit, err := profiles.DirectoriesKit(key)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "directoriesbot:", err)
 		return botkit.ExitFailure

@@ -59,6 +59,18 @@ func DirectoriesOperator() identity.Operator {
 	}
 }
 
+// BothyKit is BothyBot's identity kit (signed key directory, Signature
+// Agent Card) built from its profile; the readiness check, which runs as
+// BothyBot, publishes the same.
+func BothyKit(key ed25519.PrivateKey) (*identity.Kit, error) {
+	return identity.New(Bothy(key, 1), BothyOperator(), time.Now())
+}
+
+// DirectoriesKit is DirectoriesBot's identity kit, built from its profile.
+func DirectoriesKit(key ed25519.PrivateKey) (*identity.Kit, error) {
+	return identity.New(Directories(key, nil, 1), DirectoriesOperator(), time.Now())
+}
+
 // KeyDirectory returns the key directory URL of a Signature-Agent origin.
 func KeyDirectory(agent string) string {
 	return agent + "/.well-known/http-message-signatures-directory"
