@@ -26,6 +26,27 @@ type keyLocation struct {
 // locate resolves a Signature-Agent URL to the key set to fetch, applying
 // the verifier's agent policy. Nothing is fetched.
 func (v *Verifier) locate(agent string) (*keyLocation, error) {
+	v.mu.Lock()
+	loc := v.locs[agent]
+	v.mu.Unlock()
+	if loc != nil {
+		return loc, nil
+	}
+	loc, err := v.resolve(agent)
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if v.locs == nil || len(v.locs) >= MaxDirectories {
+		v.locs = map[string]*keyLocation{} // a memo: starting over costs a parse
+	}
+	v.locs[agent] = loc
+	v.mu.Unlock()
+	return loc, nil
+}
+
+// resolve is locate without the memo.
+func (v *Verifier) resolve(agent string) (*keyLocation, error) {
 	u, err := url.Parse(agent)
 	if err != nil || !strings.EqualFold(u.Scheme, "https") || u.Host == "" || u.User != nil {
 		return nil, &VerifyError{Reason: ReasonAgent, Detail: "Signature-Agent is not an https URL"}

@@ -25,6 +25,12 @@
 // opt-ins for older verifiers, a quoted structured-field string or a bare
 // URL.
 //
+// A server that answers 401, 403 or 429 with Accept-Signature (RFC 9421
+// section 5.1) asks for a signature over given components with a given
+// nonce: [ParseAcceptSignature] reads the request, [Signer.SignRequested]
+// honours it (or says, with a [*ComponentError], why it cannot), and
+// [Transport] signs that way under a context from [WithRequested].
+//
 // # Key directory
 //
 // [Directory] lists every key of the bot (rotation: one signs requests, all
@@ -34,7 +40,9 @@
 // once per listed key (tag="http-message-signatures-directory", covering
 // "@authority";req and Content-Digest). Key helpers: [GenerateKey],
 // [ParsePrivateKeyPEM], [MarshalPrivateKeyPEM] (PKCS#8), JWK load and save,
-// [Thumbprint], [MarshalJWKS].
+// [Thumbprint], [MarshalJWKS]. Package identity builds the directory, the
+// Signature Agent Card and the IP range file a bot publishes from its
+// fetch.Bot profile.
 //
 // # Verifying
 //

@@ -161,9 +161,10 @@ type Verifier struct {
 	clientOnce sync.Once
 	client     *http.Client
 
-	mu        sync.Mutex           // guards known, probation and the entries
-	known     map[string]*dirEntry // key sets that verified a signature
-	probation map[string]*dirEntry // key sets fetched (or failed) but not yet used
+	mu        sync.Mutex              // guards known, probation, locs and the entries
+	locs      map[string]*keyLocation // agent URL -> where its keys are (a memo)
+	known     map[string]*dirEntry    // key sets that verified a signature
+	probation map[string]*dirEntry    // key sets fetched (or failed) but not yet used
 	group     singleflight.Group
 }
 
