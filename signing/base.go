@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/http"
@@ -116,6 +117,16 @@ func parseComponent(it httpsfv.Item) (component, error) {
 	return c, nil
 }
 
+// parsedAgentMember returns the Signature-Agent member c covers when the
+// verifier already parsed the field and the member has no parameters.
+func (c component) parsedAgentMember(m *message) (AgentMember, bool) {
+	if c.key == "" || c.req || c.name != "signature-agent" || m.agent == nil || m.agent.Form != Dictionary {
+		return AgentMember{}, false
+	}
+	mem, ok := m.agent.Lookup(c.key)
+	return mem, ok && !mem.Params
+}
+
 func (c component) value(m *message) (string, error) {
 	if c.req {
 		if m.req == nil {
@@ -130,12 +141,8 @@ func (c component) value(m *message) (string, error) {
 	if len(vals) == 0 {
 		return "", fmt.Errorf("header %q is absent", c.name)
 	}
-	if c.key != "" && c.name == "signature-agent" && m.agent != nil && m.agent.Form == Dictionary {
-		// Already parsed: a member without parameters serialises as its
-		// quoted URL.
-		if mem, ok := m.agent.Lookup(c.key); ok && !mem.Params {
-			return strconv.Quote(mem.URL), nil
-		}
+	if mem, ok := c.parsedAgentMember(m); ok {
+		return strconv.Quote(mem.URL), nil
 	}
 	if c.key != "" {
 		d, err := httpsfv.UnmarshalDictionary(vals)
@@ -199,29 +206,39 @@ func derivedValue(name string, m *message) (string, error) {
 // signatureBase computes the RFC 9421 section 2.5 signature base of m for the
 // given covered components and serialised @signature-params value.
 func signatureBase(m *message, comps []component, params string) (string, error) {
-	var b strings.Builder
-	b.Grow(256 + len(params))
+	b, err := appendSignatureBase(make([]byte, 0, 256+len(params)), m, comps, params)
+	return string(b), err
+}
+
+// appendSignatureBase appends the signature base to b.
+func appendSignatureBase(b []byte, m *message, comps []component, params string) ([]byte, error) {
 	for i, c := range comps {
 		for _, prev := range comps[:i] {
 			if prev.id == c.id {
-				return "", fmt.Errorf("component %s is listed twice", c.id)
+				return b, fmt.Errorf("component %s is listed twice", c.id)
 			}
 		}
-		v, err := c.value(m)
-		if err != nil {
-			return "", err
+		b = append(b, c.id...)
+		b = append(b, ": "...)
+		start := len(b)
+		if mem, ok := c.parsedAgentMember(m); ok {
+			// Already parsed: a member without parameters serialises as
+			// its quoted URL.
+			b = strconv.AppendQuote(b, mem.URL)
+		} else {
+			v, err := c.value(m)
+			if err != nil {
+				return b, err
+			}
+			b = append(b, v...)
 		}
-		if strings.ContainsAny(v, "\r\n") {
-			return "", fmt.Errorf("component %s has a line break", c.id)
+		if bytes.ContainsAny(b[start:], "\r\n") {
+			return b, fmt.Errorf("component %s has a line break", c.id)
 		}
-		b.WriteString(c.id)
-		b.WriteString(": ")
-		b.WriteString(v)
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	b.WriteString(`"@signature-params": `)
-	b.WriteString(params)
-	return b.String(), nil
+	b = append(b, `"@signature-params": `...)
+	return append(b, params...), nil
 }
 
 // newComponent builds a component identifier for signing.

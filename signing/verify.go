@@ -436,11 +436,17 @@ func (v *Verifier) verifyCandidate(req *http.Request, c *candidate, now time.Tim
 		msg.scheme = "http"
 	}
 	msg.agent = c.agent
-	base, err := signatureBase(msg, si.comps, si.raw)
+	bp := baseBufs.Get().(*[]byte)
+	base, err := appendSignatureBase((*bp)[:0], msg, si.comps, si.raw)
+	ok := err == nil && len(c.sig) == ed25519.SignatureSize && ed25519.Verify(pub, base, c.sig)
+	if cap(base) <= 4<<10 { // a request's huge header is not kept in the pool
+		*bp = base
+		baseBufs.Put(bp)
+	}
 	if err != nil {
 		return fail(ReasonComponents, "", err)
 	}
-	if len(c.sig) != ed25519.SignatureSize || !ed25519.Verify(pub, []byte(base), c.sig) {
+	if !ok {
 		return fail(ReasonBadSignature, "", nil)
 	}
 	if entry != nil {
