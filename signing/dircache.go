@@ -94,11 +94,12 @@ func (v *Verifier) directoryKey(ctx context.Context, loc *keyLocation, kid strin
 	v.mu.Lock()
 	e := v.lookup(loc.id)
 	var known ed25519.PublicKey
-	fresh, blocked := false, false
+	fresh, blocked, hasKeys := false, false, false
 	if e != nil {
 		known = e.keys[kid]
 		fresh = now.Before(e.fresh)
 		blocked = now.Before(e.negUntil)
+		hasKeys = e.keys != nil
 	}
 	v.mu.Unlock()
 	if known != nil && fresh {
@@ -108,7 +109,7 @@ func (v *Verifier) directoryKey(ctx context.Context, loc *keyLocation, kid strin
 		if known != nil { // stale, but a refresh failed recently: keep using it
 			return e, known, nil
 		}
-		if e.keys != nil {
+		if hasKeys {
 			return nil, nil, &VerifyError{Reason: ReasonUnknownKey, Detail: "not in " + loc.id}
 		}
 		return nil, nil, &VerifyError{Reason: ReasonDirectory, Detail: "recent fetch of " + loc.id + " failed"}
@@ -189,16 +190,13 @@ func (v *Verifier) admitProbation(id string, e *dirEntry) {
 // admit records that e's keys verified a signature: a probation entry
 // becomes known, making room by dropping the known entry used longest ago
 // (only agents that verify ever get here, so forged requests cannot push a
-// known agent out). It reports whether e is cached.
-func (v *Verifier) admit(id string, e *dirEntry, now time.Time) bool {
+// known agent out). It reports whether e's keys are bound to its host.
+func (v *Verifier) admit(id string, e *dirEntry, now time.Time) (bound bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e.lastUsed = now
-	if v.known[id] == e {
-		return true
-	}
-	if v.probation[id] != e {
-		return false // evicted meanwhile
+	if v.known[id] == e || v.probation[id] != e { // known, or evicted meanwhile
+		return e.bound
 	}
 	if v.known == nil {
 		v.known = map[string]*dirEntry{}
@@ -215,7 +213,7 @@ func (v *Verifier) admit(id string, e *dirEntry, now time.Time) bool {
 	}
 	delete(v.probation, id)
 	v.known[id] = e
-	return true
+	return e.bound
 }
 
 // fetched is the outcome of one key set fetch.

@@ -449,10 +449,8 @@ func (v *Verifier) verifyCandidate(req *http.Request, c *candidate, now time.Tim
 	if !ok {
 		return fail(ReasonBadSignature, "", nil)
 	}
-	if entry != nil {
-		if v.admit(c.loc.id, entry, now) && entry.bound {
-			res.Domain = c.loc.host
-		}
+	if entry != nil && v.admit(c.loc.id, entry, now) {
+		res.Domain = c.loc.host
 	}
 	if v.Nonces != nil {
 		seen, full := v.Nonces.record(res.KeyID+" "+res.Nonce, res.Expires.Add(v.skew()), now)
