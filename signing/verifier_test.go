@@ -528,3 +528,46 @@ func TestVerifier_Now(t *testing.T) {
 		t.Fatalf("an hour earlier: %v", err)
 	}
 }
+
+// TestVerifier_FetchBounds: a key set larger than MaxDirectoryBytes (256
+// KiB by default) is refused, and a fetch that does not answer is given up
+// after FetchTimeout (10 s by default): both unverified.
+func TestVerifier_FetchBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		key := signingtest.BothyKey()
+		jwks, err := signing.MarshalJWKS(pub(key))
+		must(t, err)
+		padded := append([]byte(`{"pad":"`+strings.Repeat("x", 256<<10)+`",`), jwks[1:]...)
+		mem := newMem()
+		mem.handle("big.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(padded) }))
+		mem.handle("small.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(jwks) }))
+		mem.handle("slow.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Hour):
+			}
+		}))
+		for _, tc := range []struct {
+			agent   string
+			v       *signing.Verifier
+			ok      bool
+			elapsed time.Duration
+		}{
+			{"https://small.test/k.json", &signing.Verifier{}, true, 0},
+			{"https://big.test/k.json", &signing.Verifier{}, false, 0},
+			{"https://big.test/k.json", &signing.Verifier{MaxDirectoryBytes: 1 << 20}, true, 0},
+			{"https://slow.test/k.json", &signing.Verifier{}, false, 10 * time.Second},
+			{"https://slow.test/k.json", &signing.Verifier{FetchTimeout: 2 * time.Second}, false, 2 * time.Second},
+		} {
+			tc.v.Client = &http.Client{Transport: mem}
+			start := time.Now()
+			_, err := tc.v.Verify(signedBy(t, key, tc.agent, signing.Dictionary))
+			if tc.ok != (err == nil) || (!tc.ok && reasonOf(err) != signing.ReasonDirectory) {
+				t.Errorf("%s (max %d bytes, timeout %v): %v", tc.agent, tc.v.MaxDirectoryBytes, tc.v.FetchTimeout, err)
+			}
+			if d := time.Since(start); d != tc.elapsed {
+				t.Errorf("%s: took %v, want %v", tc.agent, d, tc.elapsed)
+			}
+		}
+	})
+}
