@@ -140,24 +140,29 @@ func TestProvenKeys_WorkBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := strings.TrimPrefix(good.Get("Signature-Input"), "sig1=")
-	var inputs, sigs []string
 	bad := bytes.Repeat([]byte{1}, ed25519.SignatureSize)
 	badSig, _ := httpsfv.Marshal(httpsfv.NewItem(bad))
-	for i := range 1000 {
-		inputs = append(inputs, fmt.Sprintf("s%d=%s", i, in))
-		sigs = append(sigs, fmt.Sprintf("s%d=%s", i, badSig))
-	}
-	inputs = append(inputs, "last="+in)
-	sigs = append(sigs, "last="+strings.TrimPrefix(good.Get("Signature"), "sig1="))
 	ks, _ := ParseJWKS(body)
-	resp := &http.Response{StatusCode: 200, Header: http.Header{
-		"Content-Digest":  {good.Get("Content-Digest")},
-		"Signature-Input": {strings.Join(inputs, ", ")},
-		"Signature":       {strings.Join(sigs, ", ")},
-	}}
-	if p := (&Verifier{}).provenKeys(resp, "bot.test", body, ks, DefaultMaxKeys); len(p) != 0 {
-		t.Fatal("more than one attempt per key")
+	// 10 bad signatures before the good one: one attempt per key stops at
+	// the first; 1000: the first 2*MaxKeys inputs only are read.
+	for _, n := range []int{10, 1000} {
+		var inputs, sigs []string
+		for i := range n {
+			inputs = append(inputs, fmt.Sprintf("s%d=%s", i, in))
+			sigs = append(sigs, fmt.Sprintf("s%d=%s", i, badSig))
+		}
+		inputs = append(inputs, "last="+in)
+		sigs = append(sigs, "last="+strings.TrimPrefix(good.Get("Signature"), "sig1="))
+		resp := &http.Response{StatusCode: 200, Header: http.Header{
+			"Content-Digest":  {good.Get("Content-Digest")},
+			"Signature-Input": {strings.Join(inputs, ", ")},
+			"Signature":       {strings.Join(sigs, ", ")},
+		}}
+		if p := (&Verifier{}).provenKeys(resp, "bot.test", body, ks, DefaultMaxKeys); len(p) != 0 {
+			t.Fatalf("%d bad signatures: more than one attempt for the key", n)
+		}
 	}
+	resp := &http.Response{StatusCode: 200}
 	// The good signature alone proves the key.
 	resp.Header = good
 	if p := (&Verifier{}).provenKeys(resp, "bot.test", body, ks, DefaultMaxKeys); len(p) != 1 {
