@@ -141,9 +141,6 @@ func (c component) value(m *message) (string, error) {
 	if len(vals) == 0 {
 		return "", fmt.Errorf("header %q is absent", c.name)
 	}
-	if mem, ok := c.parsedAgentMember(m); ok {
-		return strconv.Quote(mem.URL), nil
-	}
 	if c.key != "" {
 		d, err := httpsfv.UnmarshalDictionary(vals)
 		if err != nil {
