@@ -92,6 +92,7 @@ type chain struct {
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
 	log                          *slog.Logger
+	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
 	base  http.RoundTripper // the bot's base transport
 	inner http.RoundTripper // politeness -> signing -> limits -> base
@@ -196,6 +197,7 @@ func newChain(bot Bot) (*chain, error) {
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
+		c.signer = bot.Signer
 	}
 	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.robotsTimeout(), RetryInterval: bot.RobotsRetry,
 		Store: bot.RobotsStore, Logger: bot.Logger}
@@ -332,6 +334,9 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := c.inner.RoundTrip(out)
+	if err == nil {
+		resp, err = c.answerChallenge(out, resp) // Accept-Signature
+	}
 	if err != nil {
 		cancel()
 		return nil, wrap(err, req.URL.Redacted())

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ func TestSigning_B2_VerifiedAgainstPublishedDirectory(t *testing.T) {
 	w.Host("bothy.tools").Handle(signing.DirectoryPath, &signing.Directory{Keys: []crypto.Signer{signingtest.BothyKey()}})
 	vtr := w.Transport()
 	defer vtr.CloseIdleConnections()
-	w.VerifyWith(fetchtest.Verify(&signing.Verifier{Client: &http.Client{Transport: vtr}, Agents: []string{"https://bothy.tools"}}))
+	w.VerifyWith(fetchtest.Verify(&signing.Verifier{Client: &http.Client{Transport: vtr}, Agents: []string{"https://bothy.tools"}, AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}))
 	bot.UserAgent = bothyUA
 	bot.Signer = bothySigner(0)
 	get(t, mustFetcher(t, bot), "http://a.test/", fetch.OK)

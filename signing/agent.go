@@ -12,35 +12,32 @@ import (
 // changed between drafts and deployed verifiers differ, so the form is a
 // configuration choice:
 //
-//   - [QuotedString] `"https://example.com"`: a structured-field String,
-//     as draft-meunier-web-bot-auth-architecture-01 to -03 and
-//     draft-meunier-http-message-signatures-directory-03 define it. It is what
-//     Cloudflare's production verifier and npm web-bot-auth 0.1.x check (see
-//     the interop test) and what DirectoriesBot's page shows (D2). The zero
-//     value, so the default: the form most deployed verifiers accept.
-//   - [BareURL] `https://example.com`: the URL unquoted, as BothyBot's page
-//     shows it (B2) and an example of directory-03 sends it. Not a valid
-//     structured field: strict verifiers reject it; lenient ones that
-//     cover the raw field text accept it (npm web-bot-auth 0.1.3 does, see
-//     the interop test), and so do WAF rules matching `signature-agent
-//     contains "bothy.tools"` (B12). Use it when a page or partner promises
-//     that exact text.
 //   - [Dictionary] `sig1="https://example.com"`, covered as
-//     `"signature-agent";key="sig1"`: architecture-04 and later,
-//     directory-04 and later and draft-meunier-webbotauth-httpsig-protocol
-//     (the current draft, which says signers MUST send it and verifiers MAY
-//     still accept the String). Verifiers written against the older drafts,
-//     npm web-bot-auth 0.1.3 among them, fail on it.
+//     `"signature-agent";key="sig1"`: the form draft-ietf-webbotauth-httpsig-protocol
+//     (and architecture-04 and later) requires of signers, an https URL and a
+//     member without parameters. The zero value, so the default. Verifiers
+//     written against the older drafts fail on it: npm web-bot-auth 0.1.3
+//     does (a bug of the http-message-sig 0.2.0 it bundles; see the interop
+//     test).
+//   - [QuotedString] `"https://example.com"`: a structured-field String, as
+//     draft-meunier-web-bot-auth-architecture-01 to -03 define it. The
+//     current draft lets verifiers still accept it; Cloudflare's production
+//     verifier and npm web-bot-auth 0.1.x check it. Opt in for verifiers
+//     that know only this form, or where a page promises that exact text.
+//   - [BareURL] `https://example.com`: the URL unquoted, as an example of
+//     directory-03 sends it. Not a valid structured field: strict verifiers
+//     reject it; lenient ones that cover the raw field text accept it (npm
+//     web-bot-auth 0.1.3 does), and so do WAF rules matching
+//     `signature-agent contains "example.com"`. Opt in only when a page or
+//     partner promises that exact text.
 //
 // All three verify with [Verifier].
-//
-// The zero value is [QuotedString].
 type AgentForm int
 
 const (
-	QuotedString AgentForm = iota // "https://example.com"
+	Dictionary   AgentForm = iota // sig1="https://example.com" (the default)
+	QuotedString                  // "https://example.com"
 	BareURL                       // https://example.com
-	Dictionary                    // sig1="https://example.com"
 )
 
 func (f AgentForm) String() string {
@@ -57,7 +54,7 @@ func (f AgentForm) String() string {
 
 // SignatureAgent is a parsed Signature-Agent field.
 //
-// It is plain data; the zero value is a QuotedString field with no URL,
+// It is plain data; the zero value is a Dictionary field with no member,
 // which [ParseSignatureAgent] never returns.
 type SignatureAgent struct {
 	Form AgentForm
@@ -74,7 +71,10 @@ type SignatureAgent struct {
 type AgentMember struct {
 	Key  string
 	URL  string
-	Type string // the "type" parameter; "" means "directory"
+	Type string // the "type" parameter of earlier drafts, if it was a token
+	// Params is true when the member carries parameters: the current draft
+	// forbids them and a [Verifier] ignores such a member.
+	Params bool
 }
 
 // Lookup returns the URL of member key of a Dictionary field.
@@ -114,6 +114,14 @@ func ParseSignatureAgent(lines []string) (*SignatureAgent, error) {
 		}
 		return &SignatureAgent{Form: QuotedString, URL: s}, nil
 	}
+	if ms, ok := fastAgentMembers(lines); ok {
+		for _, m := range ms {
+			if err := checkAgentURL(m.URL); err != nil {
+				return nil, err
+			}
+		}
+		return &SignatureAgent{Form: Dictionary, Members: ms}, nil
+	}
 	if d, err := httpsfv.UnmarshalDictionary(lines); err == nil {
 		a := &SignatureAgent{Form: Dictionary}
 		for _, k := range d.Names() {
@@ -129,14 +137,12 @@ func ParseSignatureAgent(lines []string) (*SignatureAgent, error) {
 			if err := checkAgentURL(s); err != nil {
 				return nil, err
 			}
-			mem := AgentMember{Key: k, URL: s}
+			mem := AgentMember{Key: k, URL: s, Params: it.Params != nil && len(it.Params.Names()) > 0}
 			if it.Params != nil {
-				if t, ok := it.Params.Get("type"); ok {
-					tok, ok := t.(httpsfv.Token)
-					if !ok {
-						return nil, parseError("Signature-Agent member %q: type is not a token", k)
+				if t, _ := it.Params.Get("type"); t != nil {
+					if tok, ok := t.(httpsfv.Token); ok {
+						mem.Type = string(tok)
 					}
-					mem.Type = string(tok)
 				}
 			}
 			a.Members = append(a.Members, mem)
@@ -178,6 +184,9 @@ func agentField(agent string, f AgentForm, label string) (string, error) {
 	case QuotedString:
 		return httpsfv.Marshal(httpsfv.NewItem(agent))
 	case Dictionary:
+		if !strings.HasPrefix(agent, "https://") {
+			return "", &ConfigError{Field: "Agent", Detail: "the Dictionary form needs an https URL"}
+		}
 		return dictMember(label, httpsfv.NewItem(agent))
 	}
 	return "", fmt.Errorf("signing: unknown AgentForm %d", int(f))

@@ -1,10 +1,12 @@
 package signing
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/dunglas/httpsfv"
@@ -27,8 +29,9 @@ type message struct {
 	authority string // already normalised
 	url       *url.URL
 	header    http.Header
-	status    int      // responses only
-	req       *message // the request a response answers ("req" flag)
+	status    int             // responses only
+	req       *message        // the request a response answers ("req" flag)
+	agent     *SignatureAgent // Signature-Agent as already parsed, if it was
 }
 
 func requestMessage(method, scheme, authority string, u *url.URL, h http.Header) *message {
@@ -40,6 +43,9 @@ func requestMessage(method, scheme, authority string, u *url.URL, h http.Header)
 // TLS-terminating proxy) both 80 and 443 are dropped.
 func normaliseAuthority(host, scheme string) string {
 	host = strings.ToLower(strings.TrimSpace(host))
+	if strings.IndexByte(host, ':') < 0 {
+		return host // no port
+	}
 	h, port, err := net.SplitHostPort(host)
 	if err != nil {
 		return host // no port
@@ -64,7 +70,8 @@ func normaliseAuthority(host, scheme string) string {
 
 // component is one parsed component identifier of a Signature-Input member.
 type component struct {
-	item httpsfv.Item // as received, for serialisation in the base
+	item httpsfv.Item // as received
+	id   string       // item serialised: the component identifier in the base
 	name string       // lowercased
 	key  string       // ;key= dictionary member, "" if none
 	req  bool         // ;req
@@ -75,10 +82,17 @@ func parseComponent(it httpsfv.Item) (component, error) {
 	if !ok || name == "" || name != strings.ToLower(name) {
 		return component{}, fmt.Errorf("component identifier %v is not a lowercase string", it.Value)
 	}
-	c := component{item: it, name: name}
-	if it.Params == nil {
-		return c, nil
+	if it.Params == nil || len(it.Params.Names()) == 0 {
+		// The common case, serialised without the library: a lowercase
+		// name the parser accepted is printable ASCII, where strconv's
+		// quoting is the structured-field String serialisation.
+		return component{item: it, id: strconv.Quote(name), name: name}, nil
 	}
+	id, err := httpsfv.Marshal(it)
+	if err != nil {
+		return component{}, err
+	}
+	c := component{item: it, id: id, name: name}
 	for _, p := range it.Params.Names() {
 		v, _ := it.Params.Get(p)
 		switch p {
@@ -101,6 +115,16 @@ func parseComponent(it httpsfv.Item) (component, error) {
 		return component{}, fmt.Errorf("component %q: key parameter on a derived component", name)
 	}
 	return c, nil
+}
+
+// parsedAgentMember returns the Signature-Agent member c covers when the
+// verifier already parsed the field and the member has no parameters.
+func (c component) parsedAgentMember(m *message) (AgentMember, bool) {
+	if c.key == "" || c.req || c.name != "signature-agent" || m.agent == nil || m.agent.Form != Dictionary {
+		return AgentMember{}, false
+	}
+	mem, ok := m.agent.Lookup(c.key)
+	return mem, ok && !mem.Params
 }
 
 func (c component) value(m *message) (string, error) {
@@ -179,32 +203,39 @@ func derivedValue(name string, m *message) (string, error) {
 // signatureBase computes the RFC 9421 section 2.5 signature base of m for the
 // given covered components and serialised @signature-params value.
 func signatureBase(m *message, comps []component, params string) (string, error) {
-	var b strings.Builder
-	seen := make(map[string]bool, len(comps))
-	for _, c := range comps {
-		id, err := httpsfv.Marshal(c.item)
-		if err != nil {
-			return "", err
+	b, err := appendSignatureBase(make([]byte, 0, 256+len(params)), m, comps, params)
+	return string(b), err
+}
+
+// appendSignatureBase appends the signature base to b.
+func appendSignatureBase(b []byte, m *message, comps []component, params string) ([]byte, error) {
+	for i, c := range comps {
+		for _, prev := range comps[:i] {
+			if prev.id == c.id {
+				return b, fmt.Errorf("component %s is listed twice", c.id)
+			}
 		}
-		if seen[id] {
-			return "", fmt.Errorf("component %s is listed twice", id)
+		b = append(b, c.id...)
+		b = append(b, ": "...)
+		start := len(b)
+		if mem, ok := c.parsedAgentMember(m); ok {
+			// Already parsed: a member without parameters serialises as
+			// its quoted URL.
+			b = strconv.AppendQuote(b, mem.URL)
+		} else {
+			v, err := c.value(m)
+			if err != nil {
+				return b, err
+			}
+			b = append(b, v...)
 		}
-		seen[id] = true
-		v, err := c.value(m)
-		if err != nil {
-			return "", err
+		if bytes.ContainsAny(b[start:], "\r\n") {
+			return b, fmt.Errorf("component %s has a line break", c.id)
 		}
-		if strings.ContainsAny(v, "\r\n") {
-			return "", fmt.Errorf("component %s has a line break", id)
-		}
-		b.WriteString(id)
-		b.WriteString(": ")
-		b.WriteString(v)
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	b.WriteString(`"@signature-params": `)
-	b.WriteString(params)
-	return b.String(), nil
+	b = append(b, `"@signature-params": `...)
+	return append(b, params...), nil
 }
 
 // newComponent builds a component identifier for signing.
@@ -216,19 +247,60 @@ func newComponent(name, key string, req bool) component {
 	if req {
 		it.Params.Add("req", true)
 	}
-	return component{item: it, name: name, key: key, req: req}
+	id, _ := httpsfv.Marshal(it) // a string item with key and req parameters always serialises
+	return component{item: it, id: id, name: name, key: key, req: req}
 }
 
 // sigInput is one parsed member of a Signature-Input field.
 type sigInput struct {
-	label  string
-	comps  []component
-	params *httpsfv.Params
-	raw    string // re-serialised inner list: the @signature-params value
+	label   string
+	comps   []component
+	params  *httpsfv.Params // parameters, from the reference parser
+	fparams []sfParam       // parameters, from the fast path (params nil)
+	raw     string          // serialised inner list: the @signature-params value
+}
+
+// param returns the parameter name as httpsfv would give it.
+func (s *sigInput) param(name string) (any, bool) {
+	if s.params != nil {
+		return s.params.Get(name)
+	}
+	for _, p := range s.fparams {
+		if p.name != name {
+			continue
+		}
+		switch p.kind {
+		case 's':
+			return p.str, true
+		case 'i':
+			return p.num, true
+		case 't':
+			return httpsfv.Token(p.str), true
+		}
+		return p.num == 1, true
+	}
+	return nil, false
+}
+
+// fparam returns the fast path's parameter name.
+func (s *sigInput) fparam(name string) (sfParam, bool) {
+	for _, p := range s.fparams {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return sfParam{}, false
 }
 
 func (s *sigInput) intParam(name string) (int64, bool, error) {
-	v, ok := s.params.Get(name)
+	if s.params == nil { // fast path: no boxing
+		p, ok := s.fparam(name)
+		if ok && p.kind != 'i' {
+			return 0, true, fmt.Errorf("parameter %s is not an integer", name)
+		}
+		return p.num, ok, nil
+	}
+	v, ok := s.param(name)
 	if !ok {
 		return 0, false, nil
 	}
@@ -240,7 +312,14 @@ func (s *sigInput) intParam(name string) (int64, bool, error) {
 }
 
 func (s *sigInput) stringParam(name string) (string, bool, error) {
-	v, ok := s.params.Get(name)
+	if s.params == nil { // fast path: no boxing
+		p, ok := s.fparam(name)
+		if ok && p.kind != 's' {
+			return "", true, fmt.Errorf("parameter %s is not a string", name)
+		}
+		return p.str, ok, nil
+	}
+	v, ok := s.param(name)
 	if !ok {
 		return "", false, nil
 	}
@@ -263,16 +342,25 @@ func (s *sigInput) covers(name string) (component, bool) {
 // parseSignatureInput parses the field lines of a Signature-Input field into
 // its members, in order.
 func parseSignatureInput(lines []string) ([]sigInput, error) {
+	if out, ok := fastSignatureInput(lines); ok {
+		return out, nil
+	}
+	return slowSignatureInput(lines)
+}
+
+// slowSignatureInput is parseSignatureInput through httpsfv: any valid
+// field, canonical or not.
+func slowSignatureInput(lines []string) ([]sigInput, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
-		return nil, fmt.Errorf("Signature-Input is not a dictionary: %w", err)
+		return nil, fmt.Errorf("signing: Signature-Input is not a dictionary: %w", err)
 	}
 	var out []sigInput
 	for _, label := range d.Names() {
 		m, _ := d.Get(label)
 		il, ok := m.(httpsfv.InnerList)
 		if !ok {
-			return nil, fmt.Errorf("Signature-Input member %q is not an inner list", label)
+			return nil, fmt.Errorf("signing: Signature-Input member %q is not an inner list", label)
 		}
 		si := sigInput{label: label, params: il.Params}
 		if si.params == nil {
@@ -281,12 +369,12 @@ func parseSignatureInput(lines []string) ([]sigInput, error) {
 		for _, it := range il.Items {
 			c, err := parseComponent(it)
 			if err != nil {
-				return nil, fmt.Errorf("Signature-Input member %q: %w", label, err)
+				return nil, fmt.Errorf("signing: Signature-Input member %q: %w", label, err)
 			}
 			si.comps = append(si.comps, c)
 		}
 		if si.raw, err = httpsfv.Marshal(il); err != nil {
-			return nil, fmt.Errorf("Signature-Input member %q: %w", label, err)
+			return nil, fmt.Errorf("signing: Signature-Input member %q: %w", label, err)
 		}
 		out = append(out, si)
 	}
@@ -295,20 +383,28 @@ func parseSignatureInput(lines []string) ([]sigInput, error) {
 
 // parseSignatures parses a Signature field into label -> signature bytes.
 func parseSignatures(lines []string) (map[string][]byte, error) {
+	if out, ok := fastSignatures(lines); ok {
+		return out, nil
+	}
+	return slowSignatures(lines)
+}
+
+// slowSignatures is parseSignatures through httpsfv.
+func slowSignatures(lines []string) (map[string][]byte, error) {
 	d, err := httpsfv.UnmarshalDictionary(lines)
 	if err != nil {
-		return nil, fmt.Errorf("Signature is not a dictionary: %w", err)
+		return nil, fmt.Errorf("signing: Signature is not a dictionary: %w", err)
 	}
 	out := make(map[string][]byte, len(d.Names()))
 	for _, label := range d.Names() {
 		m, _ := d.Get(label)
 		it, ok := m.(httpsfv.Item)
 		if !ok {
-			return nil, fmt.Errorf("Signature member %q is not an item", label)
+			return nil, fmt.Errorf("signing: Signature member %q is not an item", label)
 		}
 		b, ok := it.Value.([]byte)
 		if !ok {
-			return nil, fmt.Errorf("Signature member %q is not a byte sequence", label)
+			return nil, fmt.Errorf("signing: Signature member %q is not a byte sequence", label)
 		}
 		out[label] = b
 	}

@@ -45,7 +45,7 @@ func cpuRatio(b *testing.B, ours, raw func()) {
 }
 
 // BenchmarkSignCPURatio: Signer.Sign against ed25519.Sign of the same base,
-// in CPU time (goal: at most 1.5).
+// in CPU time (goal: at most 1.1).
 func BenchmarkSignCPURatio(b *testing.B) {
 	s := benchSigner()
 	req, base, _ := benchRequest(b, s)
@@ -59,7 +59,7 @@ func BenchmarkSignCPURatio(b *testing.B) {
 
 // BenchmarkVerifyCPURatio: Verifier.Verify (directory cached) against
 // ed25519.Verify of the same base and signature, in CPU time (goal: at most
-// 1.5).
+// 1.1).
 func BenchmarkVerifyCPURatio(b *testing.B) {
 	s := benchSigner()
 	req, base, sig := benchRequest(b, s)

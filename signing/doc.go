@@ -13,14 +13,23 @@
 //		Signer: &signing.Signer{Key: key, Agent: "https://bothy.tools"},
 //	}}
 //
-// Every signature covers @authority (lowercased, default port removed) and
-// Signature-Agent, and carries created, expires (60 s unless
-// Signer.Expires says otherwise), keyid (the RFC 7638 JWK SHA-256 thumbprint
-// of the key, base64url), tag="web-bot-auth" and, optionally, a random nonce.
-// Signature-Agent is sent in one of three forms, see [AgentForm] for the
-// trade-off: a quoted structured-field string (default; what Cloudflare and
-// npm web-bot-auth 0.1.x verify), a bare URL, or the dictionary form
-// sig1="..." covered as "signature-agent";key="sig1" (the newest drafts).
+// Every signature covers @method, @authority and @path (Signer.Components
+// chooses others: @target-uri, @query, named request headers...) and the
+// Signature-Agent field, and carries created, expires (60 s unless
+// Signer.Expires says otherwise; more than 24 h is refused), keyid (the RFC
+// 7638 JWK SHA-256 thumbprint of the key, base64url), tag="web-bot-auth"
+// and, optionally, a random nonce. Signature-Agent is sent in one of three
+// forms, see [AgentForm] for the trade-off: the dictionary form
+// sig1="https://..." covered as "signature-agent";key="sig1" (the default,
+// what draft-ietf-webbotauth-httpsig-protocol requires of signers), or, as
+// opt-ins for older verifiers, a quoted structured-field string or a bare
+// URL.
+//
+// A server that answers 401, 403 or 429 with Accept-Signature (RFC 9421
+// section 5.1) asks for a signature over given components with a given
+// nonce: [ParseAcceptSignature] reads the request, [Signer.SignRequested]
+// honours it (or says, with a [*ComponentError], why it cannot), and
+// [Transport] signs that way under a context from [WithRequested].
 //
 // # Key directory
 //
@@ -31,18 +40,28 @@
 // once per listed key (tag="http-message-signatures-directory", covering
 // "@authority";req and Content-Digest). Key helpers: [GenerateKey],
 // [ParsePrivateKeyPEM], [MarshalPrivateKeyPEM] (PKCS#8), JWK load and save,
-// [Thumbprint], [MarshalJWKS].
+// [Thumbprint], [MarshalJWKS]. Package identity builds the directory, the
+// Signature Agent Card and the IP range file a bot publishes from its
+// fetch.Bot profile.
 //
 // # Verifying
 //
 // [Verifier] checks incoming requests ([Verifier.Verify], or
-// [Verifier.Middleware]): it reads all three Signature-Agent forms, fetches
-// and caches the agent's directory (checking the directory's own
-// signatures), picks the key by keyid and rejects missing or wrong
-// parameters, stale or future signatures, uncovered @authority, unknown keys
-// and tampered fields. Failures are [*VerifyError] values matching
-// [ErrInvalidSignature]. With [Verifier.Keys] set it uses a fixed key set and
-// fetches nothing.
+// [Verifier.Middleware], which annotates by default and can enforce): it
+// reads all three Signature-Agent forms, resolves the member the signature
+// covers (an https URL of a JWKS, fetched as given; a bare origin means its
+// well-known directory, the one place where keys bind to a domain and must
+// have signed the directory response), caches key sets per URL, and rejects
+// missing or wrong parameters, stale or future signatures, uncovered
+// components, tampered fields and, with a [NonceCache], replays. Its
+// fetches are guarded against server-side request forgery: no redirects,
+// no internal addresses (checked on the address dialled), bounded bytes,
+// keys, time and work. Every verdict is one of three outcomes ([Outcome]):
+// verified, invalid ([ErrInvalidSignature]) or unverified ([ErrUnverified]:
+// no signature, or not enough to decide), failures being [*VerifyError]
+// values. With [Verifier.Keys] set it uses a fixed key set and fetches
+// nothing. [VerifyRFC9421] checks a plain RFC 9421 signature with a given
+// key.
 //
 // # httpsign as the reference
 //

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -31,7 +32,7 @@ func TestEndToEnd_B2_B12_D2_Loopback(t *testing.T) {
 
 	for _, form := range forms {
 		t.Run(form.String(), func(t *testing.T) {
-			v := &signing.Verifier{Client: dirSrv.Client(), Agents: []string{dirSrv.URL}}
+			v := &signing.Verifier{Client: dirSrv.Client(), Agents: []string{dirSrv.URL}, Mode: signing.Enforce, AllowInternal: loopback}
 			var seen []string
 			site := func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +85,9 @@ func TestEndToEnd_B2_B12_D2_Loopback(t *testing.T) {
 	}
 }
 
+// loopback lets a test's Verifier fetch from httptest servers.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
 func pathHandler(path string, h http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(path, h)
@@ -101,7 +105,7 @@ func TestLongWait_B2_SignedAtSendTime(t *testing.T) {
 				mem := newMem()
 				key := signingtest.BothyKey()
 				mem.handle("bothy.tools", pathHandler(signing.DirectoryPath, &signing.Directory{Keys: signers(key)}))
-				v := &signing.Verifier{Client: &http.Client{Transport: mem}}
+				v := &signing.Verifier{Client: &http.Client{Transport: mem}, Mode: signing.Enforce}
 				mem.handle("site.example", v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					io.WriteString(w, "ok")
 				})))
@@ -136,7 +140,7 @@ func TestLongWait_B2_SignedAtSendTime(t *testing.T) {
 					t.Fatalf("signature made before the wait: %d, want 401", code)
 				}
 				_, err := v.Verify(httptest.NewRequest(http.MethodGet, "https://site.example/page", nil))
-				if !errors.Is(err, signing.ErrInvalidSignature) {
+				if !errors.Is(err, signing.ErrUnverified) {
 					t.Fatal(err)
 				}
 			})
@@ -206,7 +210,7 @@ func TestDirectoryCache(t *testing.T) {
 		}
 		n := fetches()
 		for range 3 {
-			if err := verify(impostor); !errors.Is(err, signing.ErrInvalidSignature) {
+			if err := verify(impostor); !errors.Is(err, signing.ErrUnverified) {
 				t.Fatal(err)
 			}
 		}
@@ -359,7 +363,7 @@ func TestVerifier_AgentPolicy(t *testing.T) {
 		}{
 			{"listed", &signing.Verifier{Agents: []string{"https://BOTHY.tools:443/"}}, &signing.Signer{Agent: "https://bothy.tools"}, ""},
 			{"not listed", &signing.Verifier{Agents: []string{"https://other.example"}}, &signing.Signer{Agent: "https://bothy.tools"}, signing.ReasonAgent},
-			{"http agent", &signing.Verifier{}, &signing.Signer{Agent: "http://plain.example"}, signing.ReasonAgent},
+			{"http agent", &signing.Verifier{}, &signing.Signer{Agent: "http://plain.example", Form: signing.QuotedString}, signing.ReasonAgent},
 			{"lifetime too long", &signing.Verifier{MaxLifetime: time.Hour}, &signing.Signer{Agent: "https://bothy.tools", Expires: 2 * time.Hour}, signing.ReasonTooLong},
 		} {
 			tc.v.Client = &http.Client{Transport: mem}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 
 	"github.com/goodbot-go/goodbot/signing"
@@ -42,7 +43,7 @@ func ExampleSigner_Sign() {
 	fmt.Println("tag:", strings.Contains(input, `tag="web-bot-auth"`))
 	// Output:
 	// Signature-Agent: "https://directories.prosvita.io"
-	// covered: ("@authority" "signature-agent")
+	// covered: ("@method" "@authority" "@path" "signature-agent")
 	// keyid is thumbprint: true
 	// tag: true
 }
@@ -86,18 +87,35 @@ func ExampleVerifier_Middleware() {
 	dirSrv := httptest.NewTLSServer(&signing.Directory{Keys: []crypto.Signer{key}})
 	defer dirSrv.Close()
 
-	v := &signing.Verifier{Client: dirSrv.Client(), Agents: []string{dirSrv.URL}}
+	v := &signing.Verifier{
+		Client: dirSrv.Client(),
+		Agents: []string{dirSrv.URL},
+		// The directory is on loopback: refused unless allowed.
+		AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+	}
+	// Annotate (the default): every request reaches the handler, with the
+	// verdict in its context.
 	site := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		res, _ := signing.ResultFromContext(r.Context())
-		fmt.Fprintf(w, "hello %s (%s)", res.Label, res.Form)
+		outcome, res, err, _ := signing.VerdictFromContext(r.Context())
+		if outcome == signing.Verified {
+			fmt.Fprintf(w, "hello %s (%s)", res.Label, res.Form)
+			return
+		}
+		var ve *signing.VerifyError
+		errors.As(err, &ve)
+		fmt.Fprintf(w, "hello, %s visitor (%s)", outcome, ve.Reason)
 	})))
 	defer site.Close()
 
 	for _, signer := range []*signing.Signer{
 		{Key: key, Agent: dirSrv.URL},                    // the bot
 		{Key: signingtest.OtherKey(), Agent: dirSrv.URL}, // an impostor
+		nil, // a person
 	} {
-		client := &http.Client{Transport: &signing.Transport{Signer: signer}}
+		client := &http.Client{}
+		if signer != nil {
+			client.Transport = &signing.Transport{Signer: signer}
+		}
 		resp, err := client.Get(site.URL)
 		if err != nil {
 			panic(err)
@@ -108,8 +126,9 @@ func ExampleVerifier_Middleware() {
 		fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)))
 	}
 	// Output:
-	// 200 hello sig1 (quoted-string)
-	// 401 signing: unknown_key
+	// 200 hello sig1 (dictionary)
+	// 200 hello, unverified visitor (unknown_key)
+	// 200 hello, unverified visitor (missing_signature)
 }
 
 func ExampleVerifier_Verify() {

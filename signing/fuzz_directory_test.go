@@ -20,7 +20,7 @@ func FuzzDirectoryResponse(f *testing.F) {
 	rec := httptest.NewRecorder()
 	d.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://bothy.tools"+DirectoryPath, nil))
 	good := rec.Result().Header
-	if ks, err := ParseJWKS(rec.Body.Bytes()); err != nil || len((&Verifier{}).provenKeys(rec.Result(), "bothy.tools", rec.Body.Bytes(), ks)) != 2 {
+	if ks, err := ParseJWKS(rec.Body.Bytes()); err != nil || len((&Verifier{}).provenKeys(rec.Result(), "bothy.tools", rec.Body.Bytes(), ks, DefaultMaxKeys)) != 2 {
 		f.Fatalf("the seed directory does not prove its 2 keys: %v", err)
 	}
 	f.Add(rec.Body.String(), good.Get("Signature-Input"), good.Get("Signature"), good.Get("Content-Digest"))
@@ -48,6 +48,6 @@ func FuzzDirectoryResponse(f *testing.F) {
 		h.Set("Signature", sig)
 		h.Set("Content-Digest", digest)
 		resp := &http.Response{StatusCode: http.StatusOK, Header: h}
-		check("provenKeys", (&Verifier{}).provenKeys(resp, "bothy.tools", []byte(body), ks))
+		check("provenKeys", (&Verifier{}).provenKeys(resp, "bothy.tools", []byte(body), ks, DefaultMaxKeys))
 	})
 }

@@ -73,3 +73,43 @@ func FuzzParseSignatureInput(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAcceptSignature: the Accept-Signature parser never panics and
+// fails only with *VerifyError; what it accepts is either signed (and then
+// verifies) or refused with a *ComponentError or *ConfigError.
+func FuzzParseAcceptSignature(f *testing.F) {
+	for _, s := range []string{
+		`sig1=("@method" "@target-uri" "signature-agent";key="sig1");nonce="n";tag="web-bot-auth"`,
+		`sig1=("@authority" "x-price");keyid="k"`, `sig1=("@authority";req)`, `a=()`, `a=(`, `a="x"`, ``,
+	} {
+		f.Add(s)
+	}
+	key := signingtest.BothyKey()
+	ks, _ := NewKeySet(key.Public().(ed25519.PublicKey))
+	s := &Signer{Key: key, Agent: "https://bothy.tools"}
+	f.Fuzz(func(t *testing.T, field string) {
+		rs, err := ParseAcceptSignature([]string{field})
+		if err != nil {
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("untyped error %T %v", err, err)
+			}
+			return
+		}
+		for i := range rs {
+			req := httptest.NewRequest(http.MethodGet, "https://example.com/p?q=1", nil)
+			req.Header.Set("X-Price", "1")
+			if err := s.SignRequested(req, &rs[i]); err != nil {
+				var ce *ComponentError
+				var cfg *ConfigError
+				if !errors.As(err, &ce) && !errors.As(err, &cfg) {
+					t.Fatalf("%q: untyped refusal %T %v", field, err, err)
+				}
+				continue
+			}
+			if _, err := (&Verifier{Keys: ks}).Verify(req); err != nil {
+				t.Fatalf("%q: our own requested signature does not verify: %v\n%v", field, err, req.Header)
+			}
+		}
+	})
+}

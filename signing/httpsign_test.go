@@ -30,13 +30,16 @@ func httpsignSign(t *testing.T, s *Signer, req *http.Request, nonce string) (inp
 	}
 	authority := normaliseAuthority(host, req.URL.Scheme)
 	minimal := &http.Request{
-		Method: http.MethodGet,
-		URL:    &url.URL{Scheme: req.URL.Scheme, Host: authority, Path: "/"},
+		Method: req.Method,
+		URL:    &url.URL{Scheme: req.URL.Scheme, Host: authority, Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery},
 		Host:   authority,
-		Header: http.Header{"Signature-Agent": {c.field}},
+		Header: req.Header.Clone(),
 	}
+	minimal.Header.Set("Signature-Agent", c.field)
 	fields := httpsign.NewFields()
-	fields.AddHeader("@authority")
+	for _, name := range s.components() {
+		fields.AddHeader(name)
+	}
 	if s.Form == Dictionary {
 		fields.AddDictHeader("signature-agent", c.label)
 	} else {
@@ -85,20 +88,23 @@ func TestSign_SameAsHttpsign(t *testing.T) {
 		key := signingtest.BothyKey()
 		for _, form := range []AgentForm{QuotedString, BareURL, Dictionary} {
 			for _, nonce := range []bool{false, true} {
-				for _, target := range []string{"https://Example.COM:443/a?b=c", "http://example.com:8080/", "https://[2001:db8::1]/x"} {
-					s := &Signer{Key: key, Agent: "https://bothy.tools", Form: form, Nonce: nonce, Label: "bot"}
-					req := httptest.NewRequest(http.MethodGet, target, nil)
-					if err := s.Sign(req); err != nil {
-						t.Fatal(err)
-					}
-					input, sig := req.Header.Get("Signature-Input"), req.Header.Get("Signature")
-					n := ""
-					if nonce {
-						n = nonceOf(t, input)
-					}
-					wantInput, wantSig := httpsignSign(t, s, req, n)
-					if input != wantInput || sig != wantSig {
-						t.Errorf("%v %s nonce=%v:\n got %s\n     %s\nwant %s\n     %s", form, target, nonce, input, sig, wantInput, wantSig)
+				for _, target := range []string{"https://Example.COM:443/a?b=c", "http://example.com:8080/", "https://[2001:db8::1]/x%20y/z?q=%C3%A9"} {
+					for _, comps := range [][]string{nil, {"@authority"}, {"@target-uri", "@query", "x-price", "@method"}} {
+						s := &Signer{Key: key, Agent: "https://bothy.tools", Form: form, Nonce: nonce, Label: "bot", Components: comps}
+						req := httptest.NewRequest(http.MethodPost, target, nil)
+						req.Header.Set("X-Price", " 0.01 USD ")
+						if err := s.Sign(req); err != nil {
+							t.Fatal(err)
+						}
+						input, sig := req.Header.Get("Signature-Input"), req.Header.Get("Signature")
+						n := ""
+						if nonce {
+							n = nonceOf(t, input)
+						}
+						wantInput, wantSig := httpsignSign(t, s, req, n)
+						if input != wantInput || sig != wantSig {
+							t.Errorf("%v %s %v nonce=%v:\n got %s\n     %s\nwant %s\n     %s", form, target, comps, nonce, input, sig, wantInput, wantSig)
+						}
 					}
 				}
 			}

@@ -142,7 +142,7 @@ func TestTransport_B2(t *testing.T) {
 	if sent == req || sent.Header.Get("Signature") == "" || sent.Header.Get("X-Caller") != "1" {
 		t.Errorf("sent %v", sent.Header)
 	}
-	if sent.Header.Get("Signature-Agent") != `"https://bothy.tools"` {
+	if sent.Header.Get("Signature-Agent") != `sig1="https://bothy.tools"` {
 		t.Errorf("Signature-Agent %q", sent.Header.Get("Signature-Agent"))
 	}
 	if body.reads != 0 {
@@ -177,9 +177,9 @@ func TestSigner_Forms_B2_D2(t *testing.T) {
 		wantHeader string
 		wantComps  string
 	}{
-		{signing.BareURL, "https://bothy.tools", "https://bothy.tools", `("@authority" "signature-agent")`},
-		{signing.QuotedString, "https://directories.prosvita.io", `"https://directories.prosvita.io"`, `("@authority" "signature-agent")`},
-		{signing.Dictionary, "https://bothy.tools", `sig1="https://bothy.tools"`, `("@authority" "signature-agent";key="sig1")`},
+		{signing.BareURL, "https://bothy.tools", "https://bothy.tools", `("@method" "@authority" "@path" "signature-agent")`},
+		{signing.QuotedString, "https://directories.prosvita.io", `"https://directories.prosvita.io"`, `("@method" "@authority" "@path" "signature-agent")`},
+		{signing.Dictionary, "https://bothy.tools", `sig1="https://bothy.tools"`, `("@method" "@authority" "@path" "signature-agent";key="sig1")`},
 	} {
 		s := &signing.Signer{Key: signingtest.BothyKey(), Agent: tc.agent, Form: tc.form, Nonce: true}
 		req := httptest.NewRequest(http.MethodGet, "https://Example.com:443/", nil)

@@ -3,19 +3,16 @@ package signing
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/dunglas/httpsfv"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -27,7 +24,12 @@ const (
 	DefaultNegativeTTL       = time.Minute
 	MaxNegativeTTL           = 5 * time.Minute
 	DefaultMaxDirectoryBytes = 256 << 10
+	DefaultMaxKeys           = 32 // keys in one directory; more and it is refused
+	DefaultMaxSignatures     = 4  // web-bot-auth signatures tried per request
 	DefaultFetchTimeout      = 10 * time.Second
+	// MaxDirectories bounds each of the verifier's two directory caches
+	// (agents that verified, and agents not yet seen to verify).
+	MaxDirectories = 1024
 )
 
 // Result describes a verified signature.
@@ -37,80 +39,140 @@ const (
 type Result struct {
 	Label      string    // signature label, e.g. "sig1"
 	KeyID      string    // keyid (the key's thumbprint)
-	Agent      string    // Signature-Agent URL the signature covers; "" if it covers none
+	Agent      string    // Signature-Agent URL the signature covers, as sent; "" if it covers none
 	Form       AgentForm // the Signature-Agent form, when Agent is set
 	Created    time.Time
-	Expires    time.Time
+	Expires    time.Time // zero when the signature has none (VerifyRFC9421 only)
 	Nonce      string
 	Components []string // covered component identifiers, serialised
+	// Directory is the identifier the key was resolved under: the URL of
+	// the key set fetched, without query. Empty when the key came from
+	// Verifier.Keys.
+	Directory string
+	// Domain is the host the key is bound to: set only when the key set
+	// was fetched from the well-known path and each key used proved
+	// possession by signing the directory response for that host.
+	Domain string
 }
+
+// MiddlewareMode selects what [Verifier.Middleware] does with requests
+// that do not verify.
+type MiddlewareMode int
+
+const (
+	// Annotate passes every request on, the verdict in its context (see
+	// VerdictFromContext): unsigned traffic, people first of all, is not
+	// turned away. The zero value.
+	Annotate MiddlewareMode = iota
+	// Enforce answers every request that does not verify with 401
+	// Unauthorized and the reason; only verified requests reach the
+	// handler.
+	Enforce
+)
 
 // Verifier checks Web Bot Auth signatures on incoming requests: the site
 // owner's side, and this package's own test oracle.
 //
 // With Keys set it verifies against that fixed set and never fetches. With
-// Keys nil it fetches the key directory named by the Signature-Agent the
-// signature covers (https only) through Client, checks the directory's own
-// response signatures (each key is usable only if it signed the directory
-// response for that authority, unless AcceptUnsignedDirectory), and caches
-// it: Cache-Control max-age, no-store and no-cache are honoured, and Expires
-// where there is no max-age (default 1 h, at most 24 h; no ETag
-// revalidation), a failed refresh keeps the keys already known, and a failed
-// fetch or an unknown key is not retried for NegativeTTL (default 1 min, at
-// most 5 min).
+// Keys nil it resolves the Signature-Agent member the signature covers: an
+// https URL of a JSON Web Key Set, fetched as given; a bare origin (no path)
+// means its /.well-known/http-message-signatures-directory. Only a key set
+// fetched from that well-known path binds the key to the host; there each
+// key is used only if it signed the directory response for that host
+// (unless AcceptUnsignedDirectory), and the Result names the Domain.
+//
+// Fetching URLs chosen by unauthenticated requests is guarded: redirects
+// are never followed (a 3xx is a failed fetch), connections to loopback,
+// private, link-local, unspecified, multicast, shared and broadcast
+// addresses are refused on the address actually dialled unless
+// AllowInternal lists them, and each fetch is capped in bytes
+// (MaxDirectoryBytes), keys (MaxKeys) and time (FetchTimeout). The guard
+// applies to Client's transport when it is an *http.Transport (a clone is
+// used) or nil; any other RoundTripper is used as given, its owner vouching
+// for where it connects.
+//
+// Key sets are cached per URL, so a key learned from one agent never
+// verifies a request naming another: Cache-Control max-age, no-store and
+// no-cache are honoured, and Expires where there is no max-age (default 1
+// h, at most 24 h); a stale set is revalidated with If-None-Match when it
+// had an ETag (304 keeps the keys); a failed refresh keeps the keys already
+// known; a failed fetch or an unknown key is not retried for NegativeTTL
+// (default 1 min, at most 5 min). Agents whose keys have verified a
+// signature live in a cache that requests naming unknown agents cannot
+// reach, so a flood of forged agents evicts no known agent.
 //
 // A signature must carry created, expires, keyid and tag="web-bot-auth",
-// cover @authority (and Signature-Agent, when keys come from a directory),
-// not be expired or created in the future beyond Skew, and verify.
-// The request is never modified.
+// cover @authority or @target-uri (and its Signature-Agent member, when
+// keys come from a directory), not be expired or created in the future
+// beyond Skew, and verify. All of that except the key and the signature
+// itself is checked before any fetch. At most MaxSignatures web-bot-auth
+// signatures are tried per request. The request is never modified.
 //
-// At most 1024 directories are cached; entries that are neither fresh nor
-// negatively cached make room for new ones.
-//
-// The zero value verifies with directories fetched through
-// http.DefaultClient. Safe for concurrent use.
+// The zero value verifies with directories fetched through a guarded clone
+// of http.DefaultTransport. Safe for concurrent use; do not change the
+// fields while it is in use.
 type Verifier struct {
-	// Client fetches key directories. nil means http.DefaultClient. Each
-	// fetch is also bounded by FetchTimeout.
+	// Client fetches key sets, never following redirects; nil means a
+	// client of the package's own. See the type documentation for how its
+	// transport is guarded.
 	Client *http.Client
 	// Keys, when non-nil, is the only key set used; nothing is fetched.
 	Keys KeySet
 	// Agents, when non-empty, lists the only Signature-Agent URLs whose
-	// directory may be fetched (compared by origin). Empty means any https
-	// agent. Fetching URLs named by requests is a server-side request risk:
-	// set this, or give Client a dialer that refuses private addresses.
+	// key set may be fetched (compared by origin). Empty means any https
+	// agent.
 	Agents []string
+	// AllowInternal lists internal address ranges the verifier may connect
+	// to for key sets (tests, an intranet directory). Empty: none.
+	AllowInternal []netip.Prefix
 	// Skew is the clock skew allowed on created and expires. Zero means 60 s.
 	Skew time.Duration
 	// MaxLifetime, when positive, rejects signatures whose expires-created
-	// exceeds it (the drafts recommend at most 24 h).
+	// exceeds it (the draft recommends at most 24 h).
 	MaxLifetime time.Duration
-	// AcceptUnsignedDirectory uses directory keys that did not sign the
-	// directory response.
+	// AcceptUnsignedDirectory uses keys from the well-known path that did
+	// not sign the directory response (such keys bind no Domain).
 	AcceptUnsignedDirectory bool
-	// DirectoryTTL is the cache lifetime of a directory without max-age or
-	// Expires.
-	// Zero means 1 h.
+	// DirectoryTTL is the cache lifetime of a key set without max-age or
+	// Expires. Zero means 1 h.
 	DirectoryTTL time.Duration
 	// NegativeTTL is how long a failed fetch or an unknown key is
 	// remembered. Zero means 1 min; it is capped at 5 min.
 	NegativeTTL time.Duration
-	// MaxDirectoryBytes caps a directory body. Zero means 256 KiB.
+	// MaxDirectoryBytes caps a key set body. Zero means 256 KiB.
 	MaxDirectoryBytes int64
-	// FetchTimeout bounds one directory fetch. Zero means 10 s.
+	// MaxKeys caps the keys of one key set; a larger set is refused. Zero
+	// means 32.
+	MaxKeys int
+	// MaxSignatures caps the web-bot-auth signatures tried per request; the
+	// others are ignored. Zero means 4.
+	MaxSignatures int
+	// FetchTimeout bounds one key set fetch. Zero means 10 s.
 	FetchTimeout time.Duration
-	// Logger, if set, receives directory fetch outcomes.
+	// Nonces, when set, turns on replay protection (see [NonceCache]).
+	Nonces *NonceCache
+	// Mode is what Middleware does with requests that do not verify.
+	Mode MiddlewareMode
+	// Now is the clock. nil means time.Now.
+	Now func() time.Time
+	// Logger, if set, receives key set fetch outcomes.
 	Logger *slog.Logger
 
-	mu    sync.Mutex // guards dirs
-	dirs  map[string]*dirEntry
-	group singleflight.Group
+	clientOnce sync.Once
+	client     *http.Client
+
+	mu        sync.Mutex              // guards known, probation, locs and the entries
+	locs      map[string]*keyLocation // agent URL -> where its keys are (a memo)
+	known     map[string]*dirEntry    // key sets that verified a signature
+	probation map[string]*dirEntry    // key sets fetched (or failed) but not yet used
+	group     singleflight.Group
 }
 
-type dirEntry struct {
-	keys     KeySet
-	fresh    time.Time // keys are fresh until then
-	negUntil time.Time // no refetch before then (failed fetch, unknown key)
+func (v *Verifier) now() time.Time {
+	if v.Now != nil {
+		return v.Now()
+	}
+	return time.Now()
 }
 
 func (v *Verifier) skew() time.Duration {
@@ -130,10 +192,27 @@ func (v *Verifier) negativeTTL() time.Duration {
 	return v.NegativeTTL
 }
 
-// Verify checks the first signature tagged web-bot-auth on req and returns
-// what it proves. Every failure is a *VerifyError (errors.Is
-// ErrInvalidSignature). Directory fetches use req.Context(). req is not
-// modified.
+func (v *Verifier) maxSignatures() int {
+	if v.MaxSignatures <= 0 {
+		return DefaultMaxSignatures
+	}
+	return v.MaxSignatures
+}
+
+// candidate is a signature that passed every check that needs no key.
+type candidate struct {
+	si    *sigInput
+	sig   []byte
+	res   *Result
+	agent *SignatureAgent // the request's Signature-Agent, parsed
+	loc   *keyLocation    // nil with Verifier.Keys
+}
+
+// Verify checks the web-bot-auth signatures of req (at most MaxSignatures,
+// in order) and returns what the first that verifies proves. Every failure
+// is a *VerifyError matching ErrInvalidSignature or ErrUnverified (see
+// [OutcomeOf]); when no signature verifies, the error is the first
+// signature's. Key set fetches use req.Context(). req is not modified.
 func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 	inLines := req.Header.Values("Signature-Input")
 	sigLines := req.Header.Values("Signature")
@@ -148,24 +227,55 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 	if err != nil {
 		return nil, &VerifyError{Reason: ReasonMalformed, Err: err}
 	}
+	now := v.now()
 	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	// Everything that needs no key is decided first, for every signature:
+	// nothing is fetched for a request that could not verify anyway.
+	var cands []candidate
+	var agent *SignatureAgent
+	var agentErr error
+	agentParsed := false
 	for i := range inputs {
 		si := &inputs[i]
 		tag, ok, err := si.stringParam("tag")
-		if err != nil || !ok || tag != TagWebBotAuth {
-			if first == nil {
-				switch {
-				case err != nil:
-					first = &VerifyError{Reason: ReasonMalformed, Label: si.label, Err: err}
-				case !ok:
-					first = &VerifyError{Reason: ReasonMissingParam, Label: si.label, Detail: "no tag"}
-				default:
-					first = &VerifyError{Reason: ReasonWrongTag, Label: si.label, Detail: fmt.Sprintf("tag %q", tag)}
-				}
-			}
+		switch {
+		case err != nil:
+			keep(&VerifyError{Reason: ReasonMalformed, Label: si.label, Err: err})
+			continue
+		case !ok:
+			keep(&VerifyError{Reason: ReasonMissingParam, Label: si.label, Detail: "no tag"})
+			continue
+		case tag != TagWebBotAuth:
+			keep(&VerifyError{Reason: ReasonWrongTag, Label: si.label, Detail: fmt.Sprintf("tag %q", tag)})
 			continue
 		}
-		return v.verifyOne(req, si, sigs[si.label])
+		if len(cands) == v.maxSignatures() {
+			break
+		}
+		if !agentParsed {
+			agentParsed = true
+			if lines := req.Header.Values("Signature-Agent"); len(lines) > 0 {
+				agent, agentErr = ParseSignatureAgent(lines)
+			}
+		}
+		c, err := v.precheck(si, sigs[si.label], agent, agentErr, now)
+		if err != nil {
+			keep(err)
+			continue
+		}
+		cands = append(cands, c)
+	}
+	for _, c := range cands {
+		res, err := v.verifyCandidate(req, &c, now)
+		if err == nil {
+			return res, nil
+		}
+		keep(err)
 	}
 	if first == nil {
 		first = &VerifyError{Reason: ReasonMissing, Detail: "Signature-Input has no member"}
@@ -173,9 +283,11 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 	return nil, first
 }
 
-func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Result, error) {
-	fail := func(r Reason, detail string, err error) (*Result, error) {
-		return nil, &VerifyError{Reason: r, Label: si.label, Detail: detail, Err: err}
+// precheck checks si's parameters, times, covered components and agent
+// against the verifier's policy: everything but the key and the signature.
+func (v *Verifier) precheck(si *sigInput, sig []byte, agent *SignatureAgent, agentErr error, now time.Time) (candidate, error) {
+	fail := func(r Reason, detail string, err error) (candidate, error) {
+		return candidate{}, &VerifyError{Reason: r, Label: si.label, Detail: detail, Err: err}
 	}
 	if sig == nil {
 		return fail(ReasonMissing, "no Signature member for the label", nil)
@@ -208,7 +320,6 @@ func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Resu
 	}
 	res.Nonce, _, _ = si.stringParam("nonce")
 	res.Created, res.Expires = time.Unix(created, 0), time.Unix(expires, 0)
-	now := time.Now()
 	skew := v.skew()
 	if res.Created.After(now.Add(skew)) {
 		return fail(ReasonFuture, "created "+res.Created.UTC().Format(time.RFC3339), nil)
@@ -222,63 +333,94 @@ func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Resu
 	if v.MaxLifetime > 0 && res.Expires.Sub(res.Created) > v.MaxLifetime {
 		return fail(ReasonTooLong, "", nil)
 	}
-	if c, ok := si.covers("@authority"); !ok || c.req {
-		return fail(ReasonComponents, "@authority not covered", nil)
+	if !coversAnchor(si) {
+		return fail(ReasonComponents, "neither @authority nor @target-uri covered", nil)
 	}
-	for _, c := range si.comps {
-		id, _ := httpsfv.Marshal(c.item)
-		res.Components = append(res.Components, id)
+	if v.Nonces != nil && res.Nonce == "" {
+		return fail(ReasonMissingParam, "no nonce (replay protection is on)", nil)
+	}
+	res.Components = make([]string, len(si.comps))
+	for i, c := range si.comps {
+		res.Components[i] = c.id
 	}
 
-	// Which Signature-Agent does this signature cover?
-	if c, ok := si.covers("signature-agent"); ok {
-		a, err := ParseSignatureAgent(req.Header.Values("Signature-Agent"))
-		if err != nil {
-			return fail(ReasonAgent, "", err)
+	// Which Signature-Agent member does this signature cover?
+	if c, ok := si.agentComponent(); ok {
+		if agentErr != nil {
+			return fail(ReasonAgent, "", agentErr)
 		}
-		res.Form = a.Form
+		if agent == nil {
+			return fail(ReasonAgent, "Signature-Agent is covered but absent", nil)
+		}
+		res.Form = agent.Form
 		switch {
 		case c.key != "":
-			m, ok := a.Lookup(c.key)
-			if !ok || a.Form != Dictionary {
+			m, ok := agent.Lookup(c.key)
+			if !ok || agent.Form != Dictionary {
 				return fail(ReasonAgent, "no Signature-Agent member "+c.key, nil)
 			}
-			if m.Type != "" && m.Type != "directory" {
-				return fail(ReasonAgent, "Signature-Agent type "+m.Type+" is not supported", nil)
+			if m.Params {
+				return fail(ReasonAgent, "Signature-Agent member "+c.key+" carries parameters (ignored)", nil)
 			}
 			res.Agent = m.URL
-		case a.Form == Dictionary:
-			m, ok := a.Lookup(si.label)
-			if !ok && len(a.Members) == 1 {
-				m, ok = a.Members[0], true
+		case agent.Form == Dictionary:
+			m, ok := agent.Lookup(si.label)
+			if !ok && len(agent.Members) == 1 {
+				m, ok = agent.Members[0], true
 			}
 			if !ok {
 				return fail(ReasonAgent, "no Signature-Agent member for label", nil)
 			}
+			if m.Params {
+				return fail(ReasonAgent, "Signature-Agent member carries parameters (ignored)", nil)
+			}
 			res.Agent = m.URL
 		default:
-			res.Agent = a.URL
+			res.Agent = agent.URL
 		}
 	}
-
-	var pub ed25519.PublicKey
+	cand := candidate{si: si, sig: sig, res: res, agent: agent}
 	if v.Keys != nil {
-		pub = v.Keys[kid]
-		if pub == nil {
+		return cand, nil
+	}
+	if res.Agent == "" {
+		return fail(ReasonComponents, "signature-agent not covered", nil)
+	}
+	loc, err := v.locate(res.Agent)
+	if err != nil {
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			ve.Label, ve.KeyID, ve.Agent = si.label, kid, res.Agent
+		}
+		return candidate{}, err
+	}
+	cand.loc = loc
+	return cand, nil
+}
+
+// verifyCandidate finds c's key and checks the signature.
+func (v *Verifier) verifyCandidate(req *http.Request, c *candidate, now time.Time) (*Result, error) {
+	si, res := c.si, c.res
+	fail := func(r Reason, detail string, err error) (*Result, error) {
+		return nil, &VerifyError{Reason: r, Label: si.label, KeyID: res.KeyID, Agent: res.Agent, Detail: detail, Err: err}
+	}
+	var pub ed25519.PublicKey
+	var entry *dirEntry
+	if v.Keys != nil {
+		if pub = v.Keys[res.KeyID]; pub == nil {
 			return fail(ReasonUnknownKey, "", nil)
 		}
 	} else {
-		if res.Agent == "" {
-			return fail(ReasonComponents, "signature-agent not covered", nil)
-		}
-		pub, err = v.directoryKey(req.Context(), res.Agent, kid)
+		var err error
+		entry, pub, err = v.directoryKey(req.Context(), c.loc, res.KeyID)
 		if err != nil {
 			var ve *VerifyError
 			if errors.As(err, &ve) {
-				ve.Label, ve.KeyID, ve.Agent = si.label, kid, res.Agent
+				ve.Label, ve.KeyID, ve.Agent = si.label, res.KeyID, res.Agent
 			}
 			return nil, err
 		}
+		res.Directory = c.loc.id
 	}
 
 	scheme := ""
@@ -293,17 +435,129 @@ func (v *Verifier) verifyOne(req *http.Request, si *sigInput, sig []byte) (*Resu
 	if msg.scheme == "" {
 		msg.scheme = "http"
 	}
+	msg.agent = c.agent
+	bp := baseBufs.Get().(*[]byte)
+	base, err := appendSignatureBase((*bp)[:0], msg, si.comps, si.raw)
+	ok := err == nil && len(c.sig) == ed25519.SignatureSize && ed25519.Verify(pub, base, c.sig)
+	if cap(base) <= 4<<10 { // a request's huge header is not kept in the pool
+		*bp = base
+		baseBufs.Put(bp)
+	}
+	if err != nil {
+		return fail(ReasonComponents, "", err)
+	}
+	if !ok {
+		return fail(ReasonBadSignature, "", nil)
+	}
+	if entry != nil && v.admit(c.loc.id, entry, now) {
+		res.Domain = c.loc.host
+	}
+	if v.Nonces != nil {
+		seen, full := v.Nonces.record(res.KeyID+" "+res.Nonce, res.Expires.Add(v.skew()), now)
+		switch {
+		case seen:
+			return fail(ReasonReplayed, "nonce seen before", nil)
+		case full:
+			return fail(ReasonReplayState, "nonce cache full", nil)
+		}
+	}
+	return res, nil
+}
+
+// coversAnchor reports whether si covers the request's @authority or
+// @target-uri, one of which the draft requires.
+func coversAnchor(si *sigInput) bool {
+	for _, name := range []string{"@authority", "@target-uri"} {
+		if c, ok := si.covers(name); ok && !c.req {
+			return true
+		}
+	}
+	return false
+}
+
+// agentComponent returns the Signature-Agent component si covers: the one
+// keyed to si's label if there are several.
+func (si *sigInput) agentComponent() (component, bool) {
+	var found component
+	ok := false
+	for _, c := range si.comps {
+		if c.name != "signature-agent" || c.req {
+			continue
+		}
+		if !ok || c.key == si.label {
+			found, ok = c, true
+		}
+	}
+	return found, ok
+}
+
+// VerifyRFC9421 checks the plain RFC 9421 signature labelled label on req
+// with key, over the components its Signature-Input lists, none of the Web
+// Bot Auth profile's rules applied: no parameter is required and no time is
+// checked (the Result carries created and expires, when present, for the
+// caller to judge). required lists component identifiers the signature must
+// cover (e.g. "@authority", "content-digest"). The scheme is https when
+// req.TLS is set or req.URL.Scheme says so. Failures are *VerifyError
+// values matching ErrInvalidSignature. req is not modified.
+func VerifyRFC9421(req *http.Request, label string, key ed25519.PublicKey, required ...string) (*Result, error) {
+	fail := func(r Reason, detail string, err error) (*Result, error) {
+		return nil, &VerifyError{Reason: r, Label: label, Detail: detail, Err: err}
+	}
+	inputs, err := parseSignatureInput(req.Header.Values("Signature-Input"))
+	if err != nil {
+		return fail(ReasonMalformed, "", err)
+	}
+	sigs, err := parseSignatures(req.Header.Values("Signature"))
+	if err != nil {
+		return fail(ReasonMalformed, "", err)
+	}
+	var si *sigInput
+	for i := range inputs {
+		if inputs[i].label == label {
+			si = &inputs[i]
+		}
+	}
+	sig := sigs[label]
+	if si == nil || sig == nil {
+		return fail(ReasonMissing, "no signature labelled "+label, nil)
+	}
+	res := &Result{Label: label}
+	res.KeyID, _, _ = si.stringParam("keyid")
+	res.Nonce, _, _ = si.stringParam("nonce")
+	if n, ok, _ := si.intParam("created"); ok {
+		res.Created = time.Unix(n, 0)
+	}
+	if n, ok, _ := si.intParam("expires"); ok {
+		res.Expires = time.Unix(n, 0)
+	}
+	for _, c := range si.comps {
+		res.Components = append(res.Components, c.id)
+	}
+	for _, want := range required {
+		if _, ok := si.covers(want); !ok {
+			return fail(ReasonComponents, want+" not covered", nil)
+		}
+	}
+	scheme := "http"
+	if req.TLS != nil || (req.URL != nil && req.URL.Scheme == "https") {
+		scheme = "https"
+	}
+	host := req.Host
+	if host == "" && req.URL != nil {
+		host = req.URL.Host
+	}
+	msg := requestMessage(req.Method, scheme, normaliseAuthority(host, scheme), req.URL, req.Header)
 	base, err := signatureBase(msg, si.comps, si.raw)
 	if err != nil {
 		return fail(ReasonComponents, "", err)
 	}
-	if len(sig) != ed25519.SignatureSize || !ed25519.Verify(pub, []byte(base), sig) {
+	if len(sig) != ed25519.SignatureSize || !ed25519.Verify(key, []byte(base), sig) {
 		return fail(ReasonBadSignature, "", nil)
 	}
 	return res, nil
 }
 
-// agentAllowed reports whether the directory of agent may be fetched.
+// agentAllowed reports whether the key set at u may be fetched.
 func (v *Verifier) agentAllowed(u *url.URL) bool {
 	if len(v.Agents) == 0 {
 		return true
@@ -318,286 +572,43 @@ func (v *Verifier) agentAllowed(u *url.URL) bool {
 	return false
 }
 
-// directoryKey returns the key kid from the directory of agent, from cache
-// or fetched.
-func (v *Verifier) directoryKey(ctx context.Context, agent, kid string) (ed25519.PublicKey, error) {
-	u, err := url.Parse(agent)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return nil, &VerifyError{Reason: ReasonAgent, Detail: "Signature-Agent is not an https URL"}
-	}
-	if !v.agentAllowed(u) {
-		return nil, &VerifyError{Reason: ReasonAgent, Detail: "Signature-Agent not in Verifier.Agents"}
-	}
-	dir := "https://" + normaliseAuthority(u.Host, "https") + DirectoryPath
+type verdictKey struct{}
 
-	now := time.Now()
-	v.mu.Lock()
-	e := v.dirs[dir]
-	var known ed25519.PublicKey
-	fresh, blocked := false, false
-	if e != nil {
-		known = e.keys[kid]
-		fresh = now.Before(e.fresh)
-		blocked = now.Before(e.negUntil)
-	}
-	v.mu.Unlock()
-	if known != nil && fresh {
-		return known, nil
-	}
-	if blocked {
-		if known != nil { // stale but refresh failed recently: keep using it
-			return known, nil
-		}
-		if e != nil && e.keys != nil {
-			return nil, &VerifyError{Reason: ReasonUnknownKey, Detail: "not in directory " + dir}
-		}
-		return nil, &VerifyError{Reason: ReasonDirectory, Detail: "recent fetch of " + dir + " failed"}
-	}
-	_, err, _ = v.group.Do(dir, func() (any, error) { return nil, v.refresh(ctx, dir) })
-	v.mu.Lock()
-	e = v.dirs[dir]
-	if e != nil {
-		known = e.keys[kid]
-		if known == nil {
-			e.negUntil = time.Now().Add(v.negativeTTL())
-		}
-	}
-	v.mu.Unlock()
-	if known != nil {
-		return known, nil // fetched now, or kept from before a failed refresh
-	}
-	if err != nil {
-		return nil, &VerifyError{Reason: ReasonDirectory, Err: err}
-	}
-	return nil, &VerifyError{Reason: ReasonUnknownKey, Detail: "not in directory " + dir}
+type verdict struct {
+	res *Result
+	err error
 }
 
-// refresh fetches dir and stores the result. On failure the keys already
-// known stay (with a negative-cache mark); they are never evicted by an
-// error.
-func (v *Verifier) refresh(ctx context.Context, dir string) error {
-	keys, ttl, err := v.fetch(ctx, dir)
-	now := time.Now()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.dirs == nil {
-		v.dirs = map[string]*dirEntry{}
-	}
-	e := v.dirs[dir]
-	if e == nil {
-		if len(v.dirs) >= maxDirectories {
-			v.sweep(now)
-		}
-		e = &dirEntry{}
-		if len(v.dirs) < maxDirectories {
-			v.dirs[dir] = e
-		}
-	}
-	if err != nil {
-		e.negUntil = now.Add(v.negativeTTL())
-		if v.Logger != nil {
-			v.Logger.Warn("signing: directory fetch failed", "url", dir, "err", err, "kept_keys", len(e.keys))
-		}
-		return err
-	}
-	e.keys, e.fresh, e.negUntil = keys, now.Add(ttl), time.Time{}
-	if v.Logger != nil {
-		v.Logger.Debug("signing: directory fetched", "url", dir, "keys", len(keys), "ttl", ttl)
-	}
-	return nil
-}
-
-// maxDirectories bounds the directory cache: agent URLs come from requests.
-const maxDirectories = 1024
-
-// sweep drops entries that are neither fresh nor negatively cached. v.mu
-// is held.
-// Entries without keys go first, so a flood of bogus agents does not push
-// out the stale keys kept for a directory that is down.
-func (v *Verifier) sweep(now time.Time) {
-	for _, keyless := range []bool{true, false} {
-		for k, e := range v.dirs {
-			if (e.keys == nil) == keyless && !now.Before(e.fresh) && !now.Before(e.negUntil) {
-				delete(v.dirs, k)
-			}
-		}
-		if len(v.dirs) < maxDirectories {
-			return
-		}
-	}
-}
-
-func (v *Verifier) fetch(ctx context.Context, dir string) (KeySet, time.Duration, error) {
-	timeout := v.FetchTimeout
-	if timeout <= 0 {
-		timeout = DefaultFetchTimeout
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, dir, nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	req.Header.Set("Accept", DirectoryMediaType+", application/json;q=0.5")
-	client := v.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, 0, fmt.Errorf("signing: directory %s: status %d", dir, resp.StatusCode)
-	}
-	max := v.MaxDirectoryBytes
-	if max <= 0 {
-		max = DefaultMaxDirectoryBytes
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return nil, 0, err
-	}
-	if int64(len(body)) > max {
-		return nil, 0, fmt.Errorf("signing: directory %s larger than %d bytes", dir, max)
-	}
-	keys, err := ParseJWKS(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !v.AcceptUnsignedDirectory {
-		authority := normaliseAuthority(req.URL.Host, "https")
-		keys = v.provenKeys(resp, authority, body, keys)
-		if len(keys) == 0 {
-			return nil, 0, fmt.Errorf("signing: directory %s: no key signed the response", dir)
-		}
-	}
-	return keys, v.ttl(resp.Header), nil
-}
-
-// provenKeys returns the keys of ks that signed the directory response
-// (tag http-message-signatures-directory, covering "@authority";req and a
-// Content-Digest that matches body).
-func (v *Verifier) provenKeys(resp *http.Response, authority string, body []byte, ks KeySet) KeySet {
-	inputs, err := parseSignatureInput(resp.Header.Values("Signature-Input"))
-	if err != nil {
-		return nil
-	}
-	sigs, err := parseSignatures(resp.Header.Values("Signature"))
-	if err != nil {
-		return nil
-	}
-	want := contentDigest(body)
-	got := resp.Header.Get("Content-Digest")
-	if !digestMatches(got, want) {
-		return nil
-	}
-	msg := &message{status: resp.StatusCode, header: resp.Header, req: &message{authority: authority}}
-	now := time.Now()
-	proven := KeySet{}
-	for i := range inputs {
-		si := &inputs[i]
-		tag, _, _ := si.stringParam("tag")
-		kid, _, _ := si.stringParam("keyid")
-		created, okc, _ := si.intParam("created")
-		expires, oke, _ := si.intParam("expires")
-		pub := ks[kid]
-		if tag != TagDirectory || pub == nil || !okc || !oke {
-			continue
-		}
-		if time.Unix(created, 0).After(now.Add(v.skew())) || now.After(time.Unix(expires, 0).Add(v.skew())) {
-			continue
-		}
-		if c, ok := si.covers("@authority"); !ok || !c.req {
-			continue
-		}
-		if _, ok := si.covers("content-digest"); !ok {
-			continue
-		}
-		base, err := signatureBase(msg, si.comps, si.raw)
-		if err != nil {
-			continue
-		}
-		if sig := sigs[si.label]; len(sig) == ed25519.SignatureSize && ed25519.Verify(pub, []byte(base), sig) {
-			proven[kid] = pub
-		}
-	}
-	return proven
-}
-
-// digestMatches reports whether the Content-Digest field got carries the
-// sha-256 member want.
-func digestMatches(got, want string) bool {
-	for _, part := range strings.Split(got, ",") {
-		part = strings.TrimSpace(part)
-		if strings.HasPrefix(part, "sha-256=") {
-			return subtle.ConstantTimeCompare([]byte(part), []byte(want)) == 1
-		}
-	}
-	return false
-}
-
-// ttl is the cache lifetime from Cache-Control max-age (no-store and
-// no-cache mean "refetch next time"), else from Expires minus Date (RFC 9111
-// §4.2.1; an Expires that does not parse, or is not after Date, means
-// stale), else DirectoryTTL; never more than MaxDirectoryTTL.
-func (v *Verifier) ttl(h http.Header) time.Duration {
-	def := v.DirectoryTTL
-	if def <= 0 {
-		def = DefaultDirectoryTTL
-	}
-	for _, cc := range h.Values("Cache-Control") {
-		for _, d := range strings.Split(cc, ",") {
-			d = strings.ToLower(strings.TrimSpace(d))
-			switch {
-			case d == "no-store" || d == "no-cache":
-				return 0
-			case strings.HasPrefix(d, "max-age="):
-				n, err := strconv.ParseInt(strings.Trim(d[len("max-age="):], `"`), 10, 64)
-				if err != nil || n < 0 {
-					continue
-				}
-				if n > int64(MaxDirectoryTTL/time.Second) {
-					return MaxDirectoryTTL
-				}
-				return time.Duration(n) * time.Second
-			}
-		}
-	}
-	if exp := h.Get("Expires"); exp != "" {
-		at, err := http.ParseTime(exp)
-		if err != nil {
-			return 0
-		}
-		date, err := http.ParseTime(h.Get("Date"))
-		if err != nil {
-			date = time.Now()
-		}
-		if d := at.Sub(date); d > 0 {
-			return min(d, MaxDirectoryTTL)
-		}
-		return 0
-	}
-	return def
-}
-
-type resultKey struct{}
-
-// ResultFromContext returns the Result the Middleware stored for a request.
+// ResultFromContext returns the Result the Middleware stored for a request
+// whose signature verified.
 func ResultFromContext(ctx context.Context) (*Result, bool) {
-	r, ok := ctx.Value(resultKey{}).(*Result)
-	return r, ok
+	vd, ok := ctx.Value(verdictKey{}).(*verdict)
+	if !ok || vd.res == nil {
+		return nil, false
+	}
+	return vd.res, true
 }
 
-// Middleware verifies each request before next sees it. A request whose
-// signature verifies reaches next with the Result in its context (see
-// ResultFromContext); any other request is answered 401 Unauthorized with
-// the reason in the body, and next is not called.
+// VerdictFromContext returns the outcome the Middleware reached for a
+// request, with the Result (verified) or the *VerifyError (otherwise). ok
+// is false when the request did not pass through a Middleware.
+func VerdictFromContext(ctx context.Context) (o Outcome, res *Result, err error, ok bool) {
+	vd, ok := ctx.Value(verdictKey{}).(*verdict)
+	if !ok {
+		return Unverified, nil, nil, false
+	}
+	return OutcomeOf(vd.err), vd.res, vd.err, true
+}
+
+// Middleware verifies each request before next sees it and stores the
+// verdict in the request's context (see VerdictFromContext and
+// ResultFromContext). In Annotate mode (the default) every request reaches
+// next; in Enforce mode a request that does not verify is answered 401
+// Unauthorized with the reason in the body, and next is not called.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res, err := v.Verify(r)
-		if err != nil {
+		if err != nil && v.Mode == Enforce {
 			reason := "invalid"
 			var ve *VerifyError
 			if errors.As(err, &ve) {
@@ -606,6 +617,6 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 			http.Error(w, "signing: "+reason, http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), resultKey{}, res)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verdictKey{}, &verdict{res: res, err: err})))
 	})
 }

@@ -120,8 +120,16 @@ func TestVerify_B2_D2_Rejects(t *testing.T) {
 				return
 			}
 			var ve *VerifyError
-			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidSignature) {
+			if !errors.As(err, &ve) {
 				t.Fatalf("err = %v, want *VerifyError", err)
+			}
+			// unknown_key and no signature are "unverified", the rest "invalid".
+			wantOutcome := ErrInvalidSignature
+			if tc.want == ReasonUnknownKey || tc.want == ReasonMissing {
+				wantOutcome = ErrUnverified
+			}
+			if !errors.Is(err, wantOutcome) || errors.Is(err, ErrInvalidSignature) == errors.Is(err, ErrUnverified) {
+				t.Fatalf("err = %v, want it to match %v only", err, wantOutcome)
 			}
 			if ve.Reason != tc.want {
 				t.Fatalf("reason %s, want %s (%v)", ve.Reason, tc.want, err)

@@ -287,6 +287,14 @@ func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
 // writes one and prints the JWKS.
 func TestBothy_KeyRequired(t *testing.T) {
 	bottest.CheckKeyRequired(t, bothy.Run, parish(formerNames), profiles.KeyDirectory(profiles.BothyAgent), "http://parish.test/")
+	// -genkey prints the Signature Agent Card too, made from the profile.
+	out := bottest.Run(t, bothy.Run, parish(formerNames), "-genkey", filepath.Join(t.TempDir(), "k.pem"))
+	for _, want := range []string{`"client_id": "https://bothy.tools/bot/signature-agent-card.json"`, `"rfc9309-product-token": "BothyBot"`,
+		`"expected-user-agent": "BothyBot/1.0 (+https://bothy.tools/bot)"`, `"rate-expectation": "max=0.5rps per host; one request at a time per host"`} {
+		if out.Code != 0 || !strings.Contains(out.Stdout, want) {
+			t.Errorf("-genkey: exit %d, no %s in\n%s", out.Code, want, out.Stdout)
+		}
+	}
 }
 
 // Bad input: an unreachable site, a site that answers garbage, a bad URL and

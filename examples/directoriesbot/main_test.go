@@ -352,6 +352,35 @@ func TestDirectories_D2_ServeKeys(t *testing.T) {
 		!strings.Contains(resp.Header.Get("Signature-Input"), kid) {
 		t.Errorf("D2: %s: %q, signature %q\n%s", dirURL, ct, resp.Header.Get("Signature-Input"), body)
 	}
+	// The Signature Agent Card, from the same profile: its product token,
+	// User-Agent (the directory placeholder as a wildcard) and key
+	// directory.
+	cardURL := strings.Replace(dirURL, signing.DirectoryPath, "/bot/signature-agent-card.json", 1)
+	if !strings.Contains(stderr.String(), "Signature Agent Card at "+cardURL) {
+		t.Errorf("card address not printed\n%s", stderr.String())
+	}
+	resp, err = (&http.Client{Transport: tr}).Get(cardURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var card struct {
+		ClientID   string `json:"client_id"`
+		JWKSURI    string `json:"jwks_uri"`
+		WebBotAuth struct {
+			UA    string `json:"expected-user-agent"`
+			Token string `json:"rfc9309-product-token"`
+			Obeys bool   `json:"rfc9309-compliance"`
+		} `json:"web_bot_auth"`
+	}
+	if err := json.Unmarshal(body, &card); err != nil || resp.StatusCode != 200 ||
+		card.ClientID != "https://directories.prosvita.io/bot/signature-agent-card.json" ||
+		card.JWKSURI != "https://directories.prosvita.io/.well-known/http-message-signatures-directory" ||
+		card.WebBotAuth.UA != "DirectoriesBot/1.0 (+https://directories.prosvita.io/bot; verification for *)" ||
+		card.WebBotAuth.Token != "DirectoriesBot" || !card.WebBotAuth.Obeys {
+		t.Errorf("card %d %+v %v\n%s", resp.StatusCode, card, err, body)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after the context ended\n%s", code, stderr.String())

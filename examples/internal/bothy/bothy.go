@@ -32,7 +32,7 @@ const usage = "bothybot [flags] URL...\n\n" +
 // Run is bothybot's main: it parses args and crawls. It returns the exit
 // status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	f := botkit.Flags{Name: "bothybot", Signs: true}
+	f := botkit.Flags{Name: "bothybot", Signs: true, Identity: profiles.BothyKit}
 	fs := f.FlagSet(env, 300)
 	fresh := fs.Bool("fresh", false, "freshness check: read the sitemap, refetch only pages whose <lastmod> moved (B9)")
 	out := fs.String("out", "", "write each page's text and report.md into `dir`")

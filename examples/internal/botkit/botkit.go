@@ -4,12 +4,15 @@
 package botkit
 
 import (
+	"crypto/ed25519"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/goodbot-go/goodbot/signing/identity"
 	"io"
 	"log/slog"
 	"net/http"
@@ -88,6 +91,10 @@ type Flags struct {
 	// AllowInternal is -allow-internal: the internal address ranges the
 	// bot may reach (fetch.Bot.AllowInternal); nil: none.
 	AllowInternal []netip.Prefix
+	// Identity, if set, builds the bot's identity kit from its profile and
+	// key: -genkey prints its Signature Agent Card (and IP range file)
+	// after the JWKS.
+	Identity func(key ed25519.PrivateKey) (*identity.Kit, error)
 }
 
 // Register adds the common flags to fs. defaultMaxPages < 0 leaves out
@@ -96,7 +103,7 @@ func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages 
 	fs.StringVar(&f.State, "state", defaultState, "on-disk state `file` (robots.txt copies, validators, sitemap lastmods, fetched URLs, listing outcomes); survives between runs")
 	if f.Signs {
 		fs.StringVar(&f.Key, "key", "", "Ed25519 private key `file` (PKCS#8 PEM) to sign requests with (required)")
-		fs.StringVar(&f.GenKey, "genkey", "", "write a new Ed25519 key to `file`, print the JWKS to publish, and exit")
+		fs.StringVar(&f.GenKey, "genkey", "", "write a new Ed25519 key to `file`, print the JWKS and the Signature Agent Card to publish, and exit")
 	}
 	if defaultMaxPages >= 0 {
 		fs.IntVar(&f.MaxPages, "max-pages", defaultMaxPages, "stop after `N` pages per site")

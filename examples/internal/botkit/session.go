@@ -52,6 +52,19 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 			}
 			kid, _ := pubThumb(k)
 			fmt.Fprintf(env.Stderr, "%s: wrote %s (keyid %s); publish the JWKS above at %s\n", f.Name, f.GenKey, kid, keyDir)
+			if f.Identity != nil {
+				kit, err := f.Identity(k)
+				if err != nil {
+					fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
+					return nil, ExitFailure, true
+				}
+				fmt.Fprintf(env.Stdout, "%s\n", kit.CardJSON())
+				fmt.Fprintf(env.Stderr, "%s: and the Signature Agent Card after it at %s\n", f.Name, kit.Card.ClientID)
+				if ips := kit.IPRangesJSON(); ips != nil {
+					fmt.Fprintf(env.Stdout, "%s\n", ips)
+					fmt.Fprintf(env.Stderr, "%s: and the IP range file after that at %s\n", f.Name, kit.Card.WebBotAuth.IPsURI)
+				}
+			}
 			return nil, ExitOK, true
 		}
 		k, err := LoadKey(f.Key)

@@ -35,14 +35,14 @@ const usage = "directoriesbot -key FILE -listings FILE [flags]\n\n" +
 
 // Run is directoriesbot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	f := botkit.Flags{Name: "directoriesbot", Signs: true}
+	f := botkit.Flags{Name: "directoriesbot", Signs: true, Identity: profiles.DirectoriesKit}
 	fs := f.FlagSet(env, -1)
 	file := fs.String("listings", "", "listings `file`: CSV with header listing_url,backlink,directory,schedule, or JSON")
 	recheck := fs.String("recheck", "", "check this one `listing_url` now, whatever its schedule (D12)")
 	blockFile := fs.String("blocklist", "", "`file` of domains never to fetch, one a line (D14)")
 	parallel := fs.Int("parallel", 16, "`N` listings checked at once (one request at a time per host still)")
 	list := fs.Bool("list", false, "print the recorded outcomes (JSON lines) and exit")
-	serve := fs.String("serve-keys", "", "serve the key directory (JWKS, signed) on `addr` until interrupted (D2)")
+	serve := fs.String("serve-keys", "", "serve the key directory (JWKS, signed) and the Signature Agent Card on `addr` until interrupted (D2)")
 	if code, ok := botkit.Parse(fs, args, usage); !ok {
 		return code
 	}
@@ -277,14 +277,21 @@ func KeyDirectory(keys ...ed25519.PrivateKey) http.Handler {
 }
 
 func serveKeys(ctx context.Context, addr string, key ed25519.PrivateKey, env botkit.Env) int {
+	kit, err := profiles.DirectoriesKit(key)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "directoriesbot:", err)
+		return botkit.ExitFailure
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "directoriesbot:", err)
 		return botkit.ExitFailure
 	}
-	srv := &http.Server{Handler: KeyDirectory(key), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: kit.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop() // no goroutine left waiting when Serve fails
+	card, _ := url.Parse(kit.Card.ClientID)
+	fmt.Fprintf(env.Stderr, "directoriesbot: serving the Signature Agent Card at http://%s%s\n", ln.Addr(), card.Path)
 	fmt.Fprintf(env.Stderr, "directoriesbot: serving the key directory at http://%s%s\n", ln.Addr(), signing.DirectoryPath)
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(env.Stderr, "directoriesbot:", err)

@@ -11,6 +11,7 @@ package profiles
 
 import (
 	"crypto/ed25519"
+	"github.com/goodbot-go/goodbot/signing/identity"
 	"net/netip"
 	"time"
 
@@ -32,6 +33,43 @@ const (
 	DirectoriesVar   = "directory"
 	DirectoriesAgent = "https://directories.prosvita.io"
 )
+
+// BothyOperator is what BothyBot's page states that its profile does not
+// hold, for its Signature Agent Card.
+func BothyOperator() identity.Operator {
+	return identity.Operator{
+		CardURL:         "https://bothy.tools/bot/signature-agent-card.json",
+		AboutURL:        "https://bothy.tools/bot",
+		Contacts:        []string{"mailto:hello@madebyhighland.com"},
+		Trigger:         "crawler",
+		Purpose:         "seo",
+		TargetedContent: "links and page structure for search engine optimization audits",
+	}
+}
+
+// DirectoriesOperator is what DirectoriesBot's page states that its
+// profile does not hold, for its Signature Agent Card.
+func DirectoriesOperator() identity.Operator {
+	return identity.Operator{
+		CardURL:         "https://directories.prosvita.io/bot/signature-agent-card.json",
+		AboutURL:        "https://directories.prosvita.io/bot",
+		Trigger:         "fetcher", // it visits only the pages directory operators listed
+		Purpose:         "reciprocal link verification",
+		TargetedContent: "the links on a listed page",
+	}
+}
+
+// BothyKit is BothyBot's identity kit (signed key directory, Signature
+// Agent Card) built from its profile; the readiness check, which runs as
+// BothyBot, publishes the same.
+func BothyKit(key ed25519.PrivateKey) (*identity.Kit, error) {
+	return identity.New(Bothy(key, 1), BothyOperator(), time.Now())
+}
+
+// DirectoriesKit is DirectoriesBot's identity kit, built from its profile.
+func DirectoriesKit(key ed25519.PrivateKey) (*identity.Kit, error) {
+	return identity.New(Directories(key, nil, 1), DirectoriesOperator(), time.Now())
+}
 
 // KeyDirectory returns the key directory URL of a Signature-Agent origin.
 func KeyDirectory(agent string) string {

@@ -39,7 +39,7 @@ const usage = "readiness [flags] URL...\n\n" +
 
 // Run is readiness's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	f := botkit.Flags{Name: "readiness", Signs: true}
+	f := botkit.Flags{Name: "readiness", Signs: true, Identity: profiles.BothyKit}
 	fs := f.FlagSet(env, 5)
 	full := fs.Bool("full", false, fmt.Sprintf("full readiness crawl: follow links, up to -max-pages (capped at %d)", FullCap))
 	prefix := fs.String("report", "", "write the report to `prefix`.md and prefix.html (default: Markdown on stdout unless -json)")
