@@ -111,6 +111,42 @@ var (
 	}
 )
 
+// A site's own block notice, without a vendor: it says that automated
+// traffic was detected and that it is blocked, on a page that is little
+// more than that notice. The phrases are at least 14 bytes (see
+// TestDefaultRules_Valid), so some carry their subject.
+var (
+	automatedWords = []string{
+		"automated access", "automated traffic", "automated requests", "automated queries", "automated browsing",
+		"automated software", "automated tools", "automated scripts", "automated bots", "automated program",
+		"bot traffic from", "bot traffic detected", "detected bot traffic", "bot-like activity", "bot-like traffic",
+		"bot-like behavio", "unusual traffic",
+		"suspicious traffic", "traffic from bots", "requests from bots", "identified as a bot", "detected as a bot",
+		"automatisierte zugriffe", "automatisierten zugriff", "automatisierte anfragen", "automatisierten anfragen",
+		"automatisierter zugriff", "automatisierten datenverkehr", "ungewöhnlichen datenverkehr", "zugriffe durch bots", "zugriffe von bots",
+		"acceso automatizado", "accesos automatizados", "tráfico automatizado", "solicitudes automatizadas",
+		"consultas automatizadas", "tráfico inusual", "tráfico de bots",
+		"accès automatisé", "accès automatisés", "trafic automatisé", "requêtes automatisées", "trafic inhabituel",
+		"trafic de robots", "trafic de bots",
+		"自動化されたアクセス", "自動アクセス", "自動化されたリクエスト", "ボットによるアクセス", "機械的なアクセス", "異常なトラフィック",
+	}
+	blockedWords = []string{
+		"has been blocked", "have been blocked", "been temporarily blocked", "access is blocked", "address is blocked",
+		"requests are blocked", "request was blocked", "access was blocked", "requests were blocked", "access is denied", "access has been denied", "access denied.",
+		"been denied access", "access is restricted", "access has been restricted", "has been restricted",
+		"wurde gesperrt", "wurden gesperrt", "wurde blockiert", "wurden blockiert", "vorübergehend gesperrt",
+		"zugriff verweigert", "zugriff gesperrt", "zugriff ist gesperrt", "adresse ist gesperrt",
+		"ha sido bloqueado", "ha sido bloqueada", "han sido bloqueado", "han sido bloqueada", "acceso denegado",
+		"acceso bloqueado", "bloqueado temporalmente",
+		"a été bloqué", "ont été bloqué", "été bloquée", "accès refusé", "accès bloqué", "temporairement bloqué",
+		"ブロックしました", "ブロックされました", "ブロックされています", "アクセスを制限", "アクセスが制限", "アクセスを拒否",
+		"アクセスが拒否", "遮断しました",
+	}
+	// fillForm are fields of a form a person fills in (a CAPTCHA
+	// widget there protects the form, not the site).
+	fillForm = append([]string{"<input type=\"text\"", "<input type=\"search\"", "<input type=\"tel\""}, formPage...)
+)
+
 // widget is a generic CAPTCHA widget vendor with its markers.
 type widget struct {
 	vendor  string
@@ -119,7 +155,7 @@ type widget struct {
 
 var widgets = []widget{
 	{"recaptcha", []string{"class=\"g-recaptcha", "www.google.com/recaptcha/api.js", "www.recaptcha.net/recaptcha/api.js", "/recaptcha/enterprise.js", "grecaptcha.execute", "grecaptcha.render"}},
-	{"hcaptcha", []string{"class=\"h-captcha", "js.hcaptcha.com/1/api.js", "hcaptcha.render"}},
+	{"hcaptcha", []string{"class=\"h-captcha", "js.hcaptcha.com/1/api.js", "hcaptcha.render", "hcaptcha.com/1/api.js"}},
 	{"turnstile", []string{"class=\"cf-turnstile", "challenges.cloudflare.com/turnstile/", "turnstile.render"}},
 }
 
@@ -341,11 +377,16 @@ func defaultRules() Rules {
 			Body: [][]string{{"our automated scripts have detected a possible scraper"}}},
 		{Name: "generic/block-automation", Vendor: "", Kind: Block, Status: []int{403, 429}, MaxBody: 256,
 			Body: [][]string{{"block automation", "automated access is blocked", "automated requests are not allowed"}}},
+		{Name: "origin/automated-blocked-status", Vendor: "", Kind: Block, Status: []int{401, 403, 406, 429, 503}, MaxText: NoticeText,
+			Body: [][]string{automatedWords, blockedWords}},
+		{Name: "origin/automated-blocked", Vendor: "", Kind: Block, MaxText: 512,
+			Body: [][]string{automatedWords, blockedWords}},
 		{Name: "linkedin/999", Vendor: "", Kind: Block, Status: []int{999}},
 	}
 
 	// Site-built CAPTCHA interstitials, one set per widget vendor: the widget
-	// plus challenge wording on a blocking status or on a small page, and
+	// plus challenge wording on a blocking status or on a small page, or a
+	// page that is little more than the widget and a form that submits it;
 	// never on a page with a login, comment form or article.
 	for _, w := range widgets {
 		rules = append(rules,
@@ -353,6 +394,8 @@ func defaultRules() Rules {
 				Body: [][]string{w.markers}, Not: formPage, MaxBody: 32768},
 			Rule{Name: w.vendor + "/interstitial", Vendor: w.vendor, Kind: Captcha, MaxBody: 16384,
 				Body: [][]string{w.markers, captchaWords}, Not: formPage},
+			Rule{Name: w.vendor + "/gate", Vendor: w.vendor, Kind: Captcha, MaxText: 512, BareForm: true,
+				Body: [][]string{w.markers}, Not: fillForm},
 		)
 	}
 	return rules

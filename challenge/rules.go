@@ -36,10 +36,32 @@ type Rule struct {
 	// field for a CAPTCHA-widget rule).
 	Not []string
 	// MaxBody, if positive, is the largest body (in bytes, counting the
-	// whole body passed to Detect) the rule applies to: "the page is little
-	// more than the challenge".
+	// whole body passed to Detect) the rule applies to.
 	MaxBody int
+	// MaxText, if positive, is the most visible text (bytes other than
+	// white space of the text outside tags, scripts, styles, comments and
+	// the title, in the examined bytes) the rule applies to: "the page is
+	// little more than the challenge", whatever its markup weighs.
+	MaxText int
+	// BareForm requires the page to have a form and no field a person
+	// fills in (no text, e-mail, password, search or other input, select
+	// or textarea; hidden inputs and buttons do not count): a form that
+	// only submits a challenge widget's answer.
+	BareForm bool
 }
+
+// Where a marker counts. A body marker is evidence only where the page
+// uses it rather than shows it (see the package documentation, "Content is
+// content"): in markup (a tag, an attribute, a script or a style); or in
+// visible text that is not quoted, on a page whose visible text is at most
+// NoticeText bytes, that is a page whose main content is the notice. Not
+// markers count wherever they occur.
+
+// NoticeText is the most visible text (bytes other than white space) a
+// page may have for a marker in its text to be evidence. The real block and
+// challenge pages in the project's samples whose verdict rests on their
+// text have at most about 800 such bytes.
+const NoticeText = 1536
 
 // HeaderMatch is a header condition: the header Name is present and, when
 // Value is not empty, one of its values contains Value (ASCII
@@ -125,6 +147,8 @@ type compiledRule struct {
 	groups       [][]uint16
 	not          []uint16
 	maxBody      int
+	maxText      int
+	bareForm     bool
 }
 
 type compiled struct {
@@ -132,6 +156,7 @@ type compiled struct {
 	m      *matcher
 	labels []string // "body:<marker>" per needle
 	words  int      // uint64 words in a found set
+	enough int      // the layout pass may stop above this much visible text
 }
 
 // compile turns a rule table into its matcher. Invalid rules are dropped.
@@ -155,7 +180,8 @@ func compile(rules Rules) *compiled {
 		if r.Validate() != nil || len(needles)+countMarkers(r) > 1<<16-1 {
 			continue
 		}
-		cr := compiledRule{name: r.Name, vendor: r.Vendor, kind: r.Kind, maxBody: r.MaxBody}
+		cr := compiledRule{name: r.Name, vendor: r.Vendor, kind: r.Kind, maxBody: r.MaxBody, maxText: r.MaxText, bareForm: r.BareForm}
+		c.enough = max(c.enough, r.MaxText)
 		cr.status = append([]int(nil), r.Status...)
 		for _, s := range r.Status {
 			cr.statusLabels = append(cr.statusLabels, statusLabel(s))
@@ -183,6 +209,7 @@ func compile(rules Rules) *compiled {
 		}
 		c.rules = append(c.rules, cr)
 	}
+	c.enough = max(c.enough, NoticeText)
 	c.m = newMatcher(needles)
 	c.words = (len(needles) + 63) / 64
 	return c
@@ -196,45 +223,89 @@ func countMarkers(r *Rule) int {
 	return n
 }
 
-// stackWords is the size of the found set that lives on the stack; tables
-// with more markers allocate one.
+// stackWords is the size of the marker sets that live on the stack; tables
+// with more markers allocate them.
 const stackWords = 8
+
+// examined is what Detect learnt about the body: every marker found
+// anywhere, the markers found where they count, and the visible text.
+type examined struct {
+	found, live []uint64
+	occ         [maxOccurrences]occurrence
+	page        pageFacts
+	scanned     bool
+	laidOut     bool
+}
+
+// scan runs the marker scan once.
+func (e *examined) scan(c *compiled, body []byte) {
+	if e.scanned {
+		return
+	}
+	e.scanned = true
+	n := c.m.scan(body, e.found, e.occ[:])
+	if anyBit(e.found) {
+		e.layout(c, body, e.occ[:n])
+	}
+}
+
+// layout runs the layout pass once and fills live.
+func (e *examined) layout(c *compiled, body []byte, occ []occurrence) {
+	if e.laidOut {
+		return
+	}
+	e.laidOut = true
+	// The scan meets occurrences nearly in order (each one at most a
+	// marker's length late): insertion sort.
+	for i := 1; i < len(occ); i++ {
+		for j := i; j > 0 && occ[j].start < occ[j-1].start; j-- {
+			occ[j], occ[j-1] = occ[j-1], occ[j]
+		}
+	}
+	e.page = layout(body, occ, c.enough)
+	for _, o := range occ {
+		if o.place == placeCode || o.place == placeText && e.page.visible <= NoticeText {
+			e.live[o.needle>>6] |= 1 << (o.needle & 63)
+		}
+	}
+}
 
 func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 	bodyLen := len(body)
 	if len(body) > MaxBytes {
 		body = body[:MaxBytes]
 	}
-	var small [stackWords]uint64
-	found := small[:]
+	var e examined
+	var found, live [stackWords]uint64
+	e.found, e.live = found[:], live[:]
 	if c.words > stackWords {
-		found = make([]uint64, c.words)
+		e.found, e.live = make([]uint64, c.words), make([]uint64, c.words)
 	}
-	scanned, none := false, false
 	for i := range c.rules {
 		r := &c.rules[i]
 		if r.maxBody > 0 && bodyLen > r.maxBody {
 			continue
 		}
-		if none && len(r.groups) > 0 {
-			continue // the body holds no marker at all: no group can match
+		if e.scanned && len(r.groups) > 0 && !anyBit(e.live) {
+			continue // no marker counts: no group can match
 		}
 		si := r.statusIndex(status)
 		if si == -2 || !r.headersMatch(header) {
 			continue
 		}
-		if (len(r.groups) > 0 || len(r.not) > 0) && !scanned {
-			c.m.scan(body, found)
-			scanned = true
-			none = !anyBit(found)
-			if none && len(r.groups) > 0 {
+		if len(r.groups) > 0 || len(r.not) > 0 || r.maxText > 0 || r.bareForm {
+			e.scan(c, body)
+		}
+		if r.maxText > 0 || r.bareForm {
+			e.layout(c, body, nil)
+			if r.maxText > 0 && e.page.visible > r.maxText || r.bareForm && (e.page.forms == 0 || e.page.fields > 0) {
 				continue
 			}
 		}
-		if !r.bodyMatches(found) {
+		if !r.bodyMatches(e.found, e.live) {
 			continue
 		}
-		return c.verdict(r, si, found)
+		return c.verdict(r, si, e.live)
 	}
 	return Verdict{}
 }
@@ -288,7 +359,9 @@ func anyBit(found []uint64) bool {
 	return false
 }
 
-func (r *compiledRule) bodyMatches(found []uint64) bool {
+// bodyMatches reports whether no Not marker occurs anywhere and every
+// group has a marker where it counts.
+func (r *compiledRule) bodyMatches(found, live []uint64) bool {
 	for _, id := range r.not {
 		if bitSet(found, id) {
 			return false
@@ -297,7 +370,7 @@ func (r *compiledRule) bodyMatches(found []uint64) bool {
 	for _, g := range r.groups {
 		ok := false
 		for _, id := range g {
-			if bitSet(found, id) {
+			if bitSet(live, id) {
 				ok = true
 				break
 			}
