@@ -54,14 +54,14 @@ const maxTables = 32
 const quoteWindow = 256
 
 type walker struct {
-	b       []byte
-	occ     []occurrence // sorted by start
-	k       int          // occ[:k] have their place
-	quote   int          // open quoting elements
-	ntab    int          // open tables (may exceed maxTables)
-	cells   [maxTables]uint8
-	cellQ   uint32 // bit l: the current cell of table level l is quoted
-	facts   pageFacts
+	b     []byte
+	occ   []occurrence // sorted by start
+	k     int          // occ[:k] have their place
+	quote int          // open quoting elements
+	ntab  int          // open tables (may exceed maxTables)
+	cells [maxTables]uint8
+	cellQ uint32 // bit l: the current cell of table level l is quoted
+	facts pageFacts
 }
 
 // pageFacts is what the layout pass counts.
@@ -170,39 +170,31 @@ func (w *walker) startTag(at int) int {
 	// content attribute; a meta http-equiv (refresh) holds a URL.
 	metaText := false
 	if eqFold(name, "meta") {
-		for a := j; ; {
-			at := nextAttr(b, a)
-			if at.ns < 0 {
-				break
-			}
-			an := b[at.ns:at.ne]
+		for a := nextAttr(b, j); a.ns >= 0; a = nextAttr(b, a.next) {
+			an := b[a.ns:a.ne]
 			if eqFold(an, "name") || eqFold(an, "property") || eqFold(an, "itemprop") {
 				metaText = true
 			}
-			a = at.next
 		}
 	}
-	end, dataScript, field := len(b), false, eqFold(name, "input")
-	for a := j; ; {
-		at := nextAttr(b, a)
-		if at.ns < 0 {
-			end = at.next
-			break
+	dataScript, field := false, eqFold(name, "input")
+	a := nextAttr(b, j)
+	for ; a.ns >= 0; a = nextAttr(b, a.next) {
+		if a.vs < 0 {
+			continue
 		}
-		an := b[at.ns:at.ne]
-		if at.vs >= 0 {
-			if textAttr(an) || metaText && eqFold(an, "content") {
-				w.mark(at.vs, placeCode)
-				w.mark(at.ve, placeQuoted)
-			}
-			if eqFold(an, "type") {
-				v := b[at.vs:at.ve]
-				dataScript = !scriptType(v)
-				field = field && !buttonType(v)
-			}
+		an := b[a.ns:a.ne]
+		if textAttr(an) || metaText && eqFold(an, "content") {
+			w.mark(a.vs, placeCode)
+			w.mark(a.ve, placeQuoted)
 		}
-		a = at.next
+		if eqFold(an, "type") {
+			v := b[a.vs:a.ve]
+			dataScript = !scriptType(v)
+			field = field && !buttonType(v)
+		}
 	}
+	end := a.next
 	if field || eqFold(name, "select") || eqFold(name, "textarea") {
 		w.facts.fields++
 	}
@@ -210,7 +202,6 @@ func (w *walker) startTag(at int) int {
 		w.facts.forms++
 	}
 	w.mark(end, placeCode)
-	selfClosing := end >= 2 && b[end-1] == '>' && b[end-2] == '/'
 	switch {
 	case eqFold(name, "script"):
 		p := placeCode
@@ -227,8 +218,7 @@ func (w *walker) startTag(at int) int {
 	case eqFold(name, "plaintext"):
 		w.mark(len(b)+1, placeQuoted)
 		return len(b)
-	case selfClosing:
-	case quoting(name):
+	case quoting(name): // "<code/>" opens one too, as in HTML
 		w.quote++
 	case eqFold(name, "table"):
 		if w.ntab < maxTables {

@@ -193,13 +193,6 @@ func newMatcher(needles [][]byte) *matcher {
 // returns how many it recorded.
 func (m *matcher) scan(b []byte, found []uint64, occ []occurrence) int {
 	nocc := 0
-	record := func(id uint16, at int) {
-		found[id>>6] |= 1 << (id & 63)
-		if nocc < len(occ) {
-			occ[nocc] = occurrence{start: int32(at), needle: id}
-			nocc++
-		}
-	}
 	if s := m.stride; s > 0 {
 		n := len(b)
 		for p := 0; p+gramLen <= n; p += s {
@@ -223,7 +216,11 @@ func (m *matcher) scan(b []byte, found []uint64, occ []occurrence) int {
 					continue
 				}
 				if lower(b[j]) == nd[0] && equalFold(b[j:j+len(nd)], nd) {
-					record(id, j)
+					found[id>>6] |= 1 << (id & 63)
+					if nocc < len(occ) {
+						occ[nocc] = occurrence{start: int32(j), needle: id}
+						nocc++
+					}
 				}
 			}
 		}
@@ -234,10 +231,12 @@ func (m *matcher) scan(b []byte, found []uint64, occ []occurrence) int {
 			if i < 0 {
 				break
 			}
-			record(id, at+i)
+			found[id>>6] |= 1 << (id & 63)
 			if nocc == len(occ) {
 				break
 			}
+			occ[nocc] = occurrence{start: int32(at + i), needle: id}
+			nocc++
 			at += i + 1
 		}
 	}

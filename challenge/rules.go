@@ -228,10 +228,13 @@ func countMarkers(r *Rule) int {
 const stackWords = 8
 
 // examined is what Detect learnt about the body: every marker found
-// anywhere, the markers found where they count, and the visible text.
+// anywhere, the markers found where they count, and the page facts. The
+// layout pass runs only for a rule that could match on the markers found
+// anywhere, so that a page without a near match pays for the scan alone.
 type examined struct {
 	found, live []uint64
 	occ         [maxOccurrences]occurrence
+	nocc        int
 	page        pageFacts
 	scanned     bool
 	laidOut     bool
@@ -239,22 +242,19 @@ type examined struct {
 
 // scan runs the marker scan once.
 func (e *examined) scan(c *compiled, body []byte) {
-	if e.scanned {
-		return
-	}
-	e.scanned = true
-	n := c.m.scan(body, e.found, e.occ[:])
-	if anyBit(e.found) {
-		e.layout(c, body, e.occ[:n])
+	if !e.scanned {
+		e.scanned = true
+		e.nocc = c.m.scan(body, e.found, e.occ[:])
 	}
 }
 
 // layout runs the layout pass once and fills live.
-func (e *examined) layout(c *compiled, body []byte, occ []occurrence) {
+func (e *examined) layout(c *compiled, body []byte) {
 	if e.laidOut {
 		return
 	}
 	e.laidOut = true
+	occ := e.occ[:e.nocc]
 	// The scan meets occurrences nearly in order (each one at most a
 	// marker's length late): insertion sort.
 	for i := 1; i < len(occ); i++ {
@@ -271,6 +271,9 @@ func (e *examined) layout(c *compiled, body []byte, occ []occurrence) {
 }
 
 func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
+	if priced(status, header) {
+		return Verdict{}
+	}
 	bodyLen := len(body)
 	if len(body) > MaxBytes {
 		body = body[:MaxBytes]
@@ -286,28 +289,45 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 		if r.maxBody > 0 && bodyLen > r.maxBody {
 			continue
 		}
-		if e.scanned && len(r.groups) > 0 && !anyBit(e.live) {
-			continue // no marker counts: no group can match
+		if e.scanned && len(r.groups) > 0 && e.nocc == 0 {
+			continue // no marker at all: no group can match
 		}
 		si := r.statusIndex(status)
 		if si == -2 || !r.headersMatch(header) {
 			continue
 		}
-		if len(r.groups) > 0 || len(r.not) > 0 || r.maxText > 0 || r.bareForm {
+		needLayout := len(r.groups) > 0 || r.maxText > 0 || r.bareForm
+		if needLayout || len(r.not) > 0 {
 			e.scan(c, body)
-		}
-		if r.maxText > 0 || r.bareForm {
-			e.layout(c, body, nil)
-			if r.maxText > 0 && e.page.visible > r.maxText || r.bareForm && (e.page.forms == 0 || e.page.fields > 0) {
+			// A rule that cannot match on every marker found anywhere
+			// cannot match on those that count.
+			if !r.bodyMatches(e.found, e.found) {
 				continue
 			}
 		}
-		if !r.bodyMatches(e.found, e.live) {
-			continue
+		if needLayout {
+			e.layout(c, body)
+			if r.maxText > 0 && e.page.visible > r.maxText || r.bareForm && (e.page.forms == 0 || e.page.fields > 0) ||
+				!r.bodyMatches(e.found, e.live) {
+				continue
+			}
 		}
 		return c.verdict(r, si, e.live)
 	}
 	return Verdict{}
+}
+
+// priced reports whether the response is a price for the page rather than
+// a challenge: a 402 with a crawler-price header (pay per crawl) or a
+// Payment-Required header (x402). That is the fetcher's business, never a
+// challenge, whatever the rules say.
+func priced(status int, h http.Header) bool {
+	if status != http.StatusPaymentRequired {
+		return false
+	}
+	_, price := h["Crawler-Price"]
+	_, x402 := h["Payment-Required"]
+	return price || x402
 }
 
 // statusIndex returns the index of status in r.status, -1 when r has no
@@ -343,16 +363,6 @@ func headerMatches(h http.Header, ch *compiledHeader) bool {
 	}
 	for _, v := range vs {
 		if containsFoldString(v, ch.value) {
-			return true
-		}
-	}
-	return false
-}
-
-// anyBit reports whether any bit of found is set.
-func anyBit(found []uint64) bool {
-	for _, w := range found {
-		if w != 0 {
 			return true
 		}
 	}
