@@ -24,12 +24,20 @@ func (r Rule) clone() Rule {
 	r.Status = slices.Clone(r.Status)
 	r.Header = slices.Clone(r.Header)
 	r.Not = slices.Clone(r.Not)
-	body := make([][]string, len(r.Body))
-	for i, g := range r.Body {
-		body[i] = slices.Clone(g)
-	}
-	r.Body = body
+	r.Body = cloneGroups(r.Body)
+	r.Markup = cloneGroups(r.Markup)
 	return r
+}
+
+func cloneGroups(groups [][]string) [][]string {
+	if groups == nil {
+		return nil
+	}
+	out := make([][]string, len(groups))
+	for i, g := range groups {
+		out[i] = slices.Clone(g)
+	}
+	return out
 }
 
 // smallPage bounds rules whose evidence is the wording of a short block
@@ -117,26 +125,25 @@ var (
 // TestDefaultRules_Valid), so some carry their subject.
 var (
 	automatedWords = []string{
-		"automated access", "automated traffic", "automated requests", "automated queries", "automated browsing",
-		"automated software", "automated scripts", "automated bots", "automated program",
+		"automated access", "automated traffic", "automated requests", "automated queries", "automated bots",
 		"bot traffic from", "bot traffic detected", "bot-like activity", "bot-like traffic", "bot-like behavio",
-		"unusual traffic", "suspicious traffic", "identified as a bot",
+		"unusual traffic", "suspicious traffic", "identified as a bot", "automated behavio", "non-human traffic",
+		"automated crawl", "automated scrap", "automated activity",
 		"automatisierte zugriffe", "automatisierten zugriff", "automatisierte anfragen", "automatisierten anfragen",
 		"automatisierter zugriff", "automatisierten datenverkehr", "ungewöhnlichen datenverkehr", "zugriffe durch bots",
 		"acceso automatizado", "accesos automatizados", "tráfico automatizado", "solicitudes automatizadas",
 		"consultas automatizadas", "tráfico inusual",
-		"accès automatisé", "accès automatisés", "trafic automatisé", "requêtes automatisées", "trafic inhabituel",
+		"accès automatisé", "trafic automatisé", "requêtes automatisées", "trafic inhabituel",
 		"自動化されたアクセス", "自動アクセス", "自動化されたリクエスト", "ボットによるアクセス", "機械的なアクセス", "異常なトラフィック",
 	}
 	blockedWords = []string{
-		"has been blocked", "have been blocked", "been temporarily blocked", "access is blocked",
-		"requests are blocked", "request was blocked", "access was blocked", "access has been denied", "access denied.",
+		"has been blocked", "have been blocked", "temporarily blocked", "detected and blocked", "access is blocked",
+		"request blocked", "access blocked", "request was blocked", "access has been denied", "access denied.",
 		"been denied access", "access has been restricted", "has been restricted",
 		"wurde gesperrt", "wurden gesperrt", "wurde blockiert", "wurden blockiert", "vorübergehend gesperrt",
 		"zugriff verweigert", "zugriff gesperrt", "zugriff ist gesperrt",
-		"ha sido bloqueado", "ha sido bloqueada", "han sido bloqueado", "han sido bloqueada", "acceso denegado",
-		"acceso bloqueado", "bloqueado temporalmente",
-		"a été bloqué", "ont été bloqué", "été bloquée", "accès refusé", "accès bloqué", "temporairement bloqué",
+		"sido bloqueado", "sido bloqueada", "acceso denegado", "acceso bloqueado", "bloqueado temporalmente",
+		"a été bloqué", "été bloquée", "accès refusé", "accès bloqué", "temporairement bloqué",
 		"ブロックしました", "ブロックされました", "ブロックされています", "アクセスを制限", "アクセスが制限", "アクセスを拒否",
 		"アクセスが拒否", "遮断しました",
 	}
@@ -389,11 +396,11 @@ func defaultRules() Rules {
 	for _, w := range widgets {
 		rules = append(rules,
 			Rule{Name: w.vendor + "/interstitial-status", Vendor: w.vendor, Kind: Captcha, Status: stBlocking,
-				Body: [][]string{w.markers}, Not: formPage, MaxBody: 32768},
+				Markup: [][]string{w.markers}, Not: formPage, MaxBody: 32768},
 			Rule{Name: w.vendor + "/interstitial", Vendor: w.vendor, Kind: Captcha, MaxBody: 16384,
-				Body: [][]string{w.markers, captchaWords}, Not: formPage},
+				Markup: [][]string{w.markers}, Body: [][]string{captchaWords}, Not: formPage},
 			Rule{Name: w.vendor + "/gate", Vendor: w.vendor, Kind: Captcha, MaxText: 512, BareForm: true,
-				Body: [][]string{w.markers}, Not: fillForm},
+				Markup: [][]string{w.markers}, Not: fillForm},
 		)
 	}
 	return rules

@@ -30,8 +30,13 @@ type Rule struct {
 	// Header conditions must all hold.
 	Header []HeaderMatch
 	// Body is a conjunction of alternatives: every group must have at least
-	// one marker in the examined body.
+	// one marker in the examined body, where it counts (see NoticeText).
 	Body [][]string
+	// Markup is more groups like Body, whose markers count only in markup
+	// or a script, never in text: a challenge's machinery (a widget's
+	// element or script, an API call), which a page shows in its text only
+	// to talk about it.
+	Markup [][]string
 	// Not lists markers that must not occur (e.g. a login form's password
 	// field for a CAPTCHA-widget rule).
 	Not []string
@@ -87,7 +92,7 @@ func (r *Rule) Validate() error {
 		return fail("no name")
 	case r.Kind <= None || int(r.Kind) >= len(kindNames):
 		return fail("no kind")
-	case len(r.Header) == 0 && len(r.Body) == 0 && !nonStandard(r.Status):
+	case len(r.Header) == 0 && len(r.Body) == 0 && len(r.Markup) == 0 && !nonStandard(r.Status):
 		return fail("no header or body evidence (a status alone only for non-standard codes such as 999)")
 	}
 	for _, h := range r.Header {
@@ -95,7 +100,7 @@ func (r *Rule) Validate() error {
 			return fail("empty header name")
 		}
 	}
-	for _, g := range r.Body {
+	for _, g := range append(r.Body[:len(r.Body):len(r.Body)], r.Markup...) {
 		if len(g) == 0 {
 			return fail("empty body group")
 		}
@@ -145,6 +150,7 @@ type compiledRule struct {
 	statusLabels []string
 	headers      []compiledHeader
 	groups       [][]uint16
+	markupOnly   []bool // per group: its markers count in markup only
 	not          []uint16
 	maxBody      int
 	maxText      int
@@ -157,12 +163,17 @@ type compiled struct {
 	labels []string // "body:<marker>" per needle
 	words  int      // uint64 words in a found set
 	enough int      // the layout pass may stop above this much visible text
+	// vendorOf is, per needle, 1 + the index of the one vendor whose Body
+	// groups use it, or 0 (no vendor, or several).
+	vendorOf []uint16
 }
 
 // compile turns a rule table into its matcher. Invalid rules are dropped.
 func compile(rules Rules) *compiled {
 	c := &compiled{}
 	ids := map[string]uint16{}
+	vendors := map[string]uint16{}
+	ambiguous := map[uint16]bool{}
 	var needles [][]byte
 	id := func(marker string) uint16 {
 		k := string(lowerASCII(marker))
@@ -197,12 +208,34 @@ func compile(rules Rules) *compiled {
 				label: label,
 			})
 		}
-		for _, g := range r.Body {
+		for gi, g := range append(r.Body[:len(r.Body):len(r.Body)], r.Markup...) {
 			var cg []uint16
 			for _, m := range g {
-				cg = append(cg, id(m))
+				i := id(m)
+				cg = append(cg, i)
+				if gi >= len(r.Body) {
+					continue
+				}
+				v := uint16(0)
+				if r.Vendor != "" {
+					if vendors[r.Vendor] == 0 {
+						vendors[r.Vendor] = uint16(len(vendors) + 1)
+					}
+					v = vendors[r.Vendor]
+				}
+				for len(c.vendorOf) <= int(i) {
+					c.vendorOf = append(c.vendorOf, 0)
+				}
+				switch {
+				case ambiguous[i]:
+				case c.vendorOf[i] == 0 && v != 0:
+					c.vendorOf[i] = v
+				case c.vendorOf[i] != v:
+					c.vendorOf[i], ambiguous[i] = 0, true
+				}
 			}
 			cr.groups = append(cr.groups, cg)
+			cr.markupOnly = append(cr.markupOnly, gi >= len(r.Body))
 		}
 		for _, m := range r.Not {
 			cr.not = append(cr.not, id(m))
@@ -210,6 +243,9 @@ func compile(rules Rules) *compiled {
 		c.rules = append(c.rules, cr)
 	}
 	c.enough = max(c.enough, NoticeText)
+	for len(c.vendorOf) < len(needles) {
+		c.vendorOf = append(c.vendorOf, 0)
+	}
 	c.m = newMatcher(needles)
 	c.words = (len(needles) + 63) / 64
 	return c
@@ -217,7 +253,7 @@ func compile(rules Rules) *compiled {
 
 func countMarkers(r *Rule) int {
 	n := len(r.Not)
-	for _, g := range r.Body {
+	for _, g := range append(r.Body[:len(r.Body):len(r.Body)], r.Markup...) {
 		n += len(g)
 	}
 	return n
@@ -232,12 +268,12 @@ const stackWords = 8
 // layout pass runs only for a rule that could match on the markers found
 // anywhere, so that a page without a near match pays for the scan alone.
 type examined struct {
-	found, live []uint64
-	occ         [maxOccurrences]occurrence
-	nocc        int
-	page        pageFacts
-	scanned     bool
-	laidOut     bool
+	found, live, code []uint64
+	occ               [maxOccurrences]occurrence
+	nocc              int
+	page              pageFacts
+	scanned           bool
+	laidOut           bool
 }
 
 // scan runs the marker scan once.
@@ -263,9 +299,25 @@ func (e *examined) layout(c *compiled, body []byte) {
 		}
 	}
 	e.page = layout(body, occ, c.enough)
+	// Text counts on a notice page that speaks for one vendor at most: a
+	// page whose text has the markers of several vendors is about them.
+	text := e.page.visible <= NoticeText
+	for first, i := uint16(0), 0; text && i < len(occ); i++ {
+		if v := c.vendorOf[occ[i].needle]; occ[i].place == placeText && v != 0 {
+			if first != 0 && v != first {
+				text = false
+			}
+			first = v
+		}
+	}
 	for _, o := range occ {
-		if o.place == placeCode || o.place == placeText && e.page.visible <= NoticeText {
-			e.live[o.needle>>6] |= 1 << (o.needle & 63)
+		bit := uint64(1) << (o.needle & 63)
+		switch {
+		case o.place == placeCode:
+			e.code[o.needle>>6] |= bit
+			e.live[o.needle>>6] |= bit
+		case o.place == placeText && text:
+			e.live[o.needle>>6] |= bit
 		}
 	}
 }
@@ -279,10 +331,10 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 		body = body[:MaxBytes]
 	}
 	var e examined
-	var found, live [stackWords]uint64
-	e.found, e.live = found[:], live[:]
+	var found, live, code [stackWords]uint64
+	e.found, e.live, e.code = found[:], live[:], code[:]
 	if c.words > stackWords {
-		e.found, e.live = make([]uint64, c.words), make([]uint64, c.words)
+		e.found, e.live, e.code = make([]uint64, c.words), make([]uint64, c.words), make([]uint64, c.words)
 	}
 	for i := range c.rules {
 		r := &c.rules[i]
@@ -301,18 +353,18 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 			e.scan(c, body)
 			// A rule that cannot match on every marker found anywhere
 			// cannot match on those that count.
-			if !r.bodyMatches(e.found, e.found) {
+			if !r.bodyMatches(e.found, e.found, e.found) {
 				continue
 			}
 		}
 		if needLayout {
 			e.layout(c, body)
 			if r.maxText > 0 && e.page.visible > r.maxText || r.bareForm && (e.page.forms == 0 || e.page.fields > 0) ||
-				!r.bodyMatches(e.found, e.live) {
+				!r.bodyMatches(e.found, e.live, e.code) {
 				continue
 			}
 		}
-		return c.verdict(r, si, e.live)
+		return c.verdict(r, si, e.live, e.code)
 	}
 	return Verdict{}
 }
@@ -370,17 +422,21 @@ func headerMatches(h http.Header, ch *compiledHeader) bool {
 }
 
 // bodyMatches reports whether no Not marker occurs anywhere and every
-// group has a marker where it counts.
-func (r *compiledRule) bodyMatches(found, live []uint64) bool {
+// group has a marker where it counts: in live, or in code for a Markup
+// group.
+func (r *compiledRule) bodyMatches(found, live, code []uint64) bool {
 	for _, id := range r.not {
 		if bitSet(found, id) {
 			return false
 		}
 	}
-	for _, g := range r.groups {
-		ok := false
+	for gi, g := range r.groups {
+		set, ok := live, false
+		if r.markupOnly[gi] {
+			set = code
+		}
 		for _, id := range g {
-			if bitSet(live, id) {
+			if bitSet(set, id) {
 				ok = true
 				break
 			}
@@ -392,7 +448,7 @@ func (r *compiledRule) bodyMatches(found, live []uint64) bool {
 	return true
 }
 
-func (c *compiled) verdict(r *compiledRule, si int, found []uint64) Verdict {
+func (c *compiled) verdict(r *compiledRule, si int, live, code []uint64) Verdict {
 	ev := make([]string, 0, 1+len(r.headers)+len(r.groups))
 	if si >= 0 {
 		ev = append(ev, r.statusLabels[si])
@@ -400,9 +456,13 @@ func (c *compiled) verdict(r *compiledRule, si int, found []uint64) Verdict {
 	for i := range r.headers {
 		ev = append(ev, r.headers[i].label)
 	}
-	for _, g := range r.groups {
+	for gi, g := range r.groups {
+		set := live
+		if r.markupOnly[gi] {
+			set = code
+		}
 		for _, id := range g {
-			if bitSet(found, id) {
+			if bitSet(set, id) {
 				ev = append(ev, c.labels[id])
 				break
 			}

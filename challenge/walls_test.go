@@ -29,6 +29,8 @@ var contentTraps = []base{
 	{file: "forum_de_blocked.html", statuses: []int{200, 403}},
 	{file: "tutorial_hcaptcha_demo_es.html", statuses: []int{200}},
 	{file: "glossary_fr.html", statuses: []int{200}},
+	{file: "block_texts_list_es.html", statuses: []int{200, 403}},
+	{file: "widget_notes_en.html", statuses: []int{200, 403}},
 }
 
 var ownWalls = []base{
@@ -47,6 +49,7 @@ var ownWalls = []base{
 	{file: "origin_fr.html", statuses: []int{429}, kind: Block},
 	{file: "origin_ja.html", statuses: []int{403, 200}, kind: Block},
 	{file: "origin_plain.txt", statuses: []int{403}, kind: Block},
+	{file: "origin_detected_and_blocked_en.html", statuses: []int{403, 200}, kind: Block},
 }
 
 // TestWalls_C6_ContentAndWalls scores the detector on the trap and gate
