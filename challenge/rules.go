@@ -55,17 +55,15 @@ type Rule struct {
 	BareForm bool
 }
 
-// Where a marker counts. A body marker is evidence only where the page
-// uses it rather than shows it (see the package documentation, "Content is
-// content"): in markup (a tag, an attribute, a script or a style); or in
-// visible text that is not quoted, on a page whose visible text is at most
-// NoticeText bytes, that is a page whose main content is the notice. Not
-// markers count wherever they occur.
-
 // NoticeText is the most visible text (bytes other than white space) a
-// page may have for a marker in its text to be evidence. The real block and
-// challenge pages in the project's samples whose verdict rests on their
-// text have at most about 800 such bytes.
+// page may have for a Body marker in its text to be evidence: a page whose
+// main content is the notice. A Body marker counts where the page uses it
+// rather than shows it: in markup (a tag, an attribute, a script or a
+// style), or in visible text that is not quoted on such a notice page (see
+// the package documentation, "Content is content"); Not markers count
+// wherever they occur. The real block and challenge pages in the project's
+// samples whose verdict rests on their text have at most about 800 such
+// bytes.
 const NoticeText = 1536
 
 // HeaderMatch is a header condition: the header Name is present and, when
