@@ -101,6 +101,9 @@ var (
 		"êtes pas un robot", "vérification de sécurité", "êtes un humain", "sie kein roboter", "sicherheitsüberprüfung",
 		"sicherheitsprüfung", "no eres un robot", "no soy un robot", "verificación de seguridad", "não sou um robô",
 		"verificação de segurança", "non sei un robot", "verifica di sicurezza", "не робот", "проверка безопасности",
+		"complete the captcha", "solve the captcha", "you are not a bot", "you're not a bot", "you are a human",
+		"you're a human", "that you are human", "vous êtes humain", "que eres humano", "que eres un humano",
+		"dass sie ein mensch", "ロボットではありません", "人間であることを確認",
 	}
 	wordfencePage = []string{"your access to this site has been limited", "about wordfence", "blocking rules",
 		"potentially unsafe operation", "temporarily locked out"}

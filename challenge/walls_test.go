@@ -41,6 +41,8 @@ var ownWalls = []base{
 	{file: "recaptcha_v2_es.html", statuses: []int{200}, vendor: "recaptcha", kind: Captcha},
 	{file: "recaptcha_v3_fr.html", statuses: []int{200}, vendor: "recaptcha", kind: Captcha},
 	{file: "recaptcha_enterprise_en.html", statuses: []int{200}, vendor: "recaptcha", kind: Captcha},
+	{file: "recaptcha_v3_noform_en.html", statuses: []int{200}, vendor: "recaptcha", kind: Captcha},
+	{file: "hcaptcha_terms_en.html", statuses: []int{200}, vendor: "hcaptcha", kind: Captcha},
 	{file: "origin_automated_en.html", statuses: []int{403, 200}, kind: Block},
 	{file: "origin_bot_traffic_en.html", statuses: []int{429, 200}, kind: Block},
 	{file: "origin_bots_minimal_en.html", statuses: []int{403}, kind: Block},
