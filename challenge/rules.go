@@ -162,6 +162,7 @@ type compiled struct {
 	labels []string // "body:<marker>" per needle
 	words  int      // uint64 words in a found set
 	enough int      // the layout pass may stop above this much visible text
+	notice int      // NoticeText (tests lower it to see what rests on text)
 	// vendorOf is, per needle, 1 + the index of the one vendor whose Body
 	// groups use it, or 0 (no vendor, or several).
 	vendorOf []uint16
@@ -241,7 +242,8 @@ func compile(rules Rules) *compiled {
 		}
 		c.rules = append(c.rules, cr)
 	}
-	c.enough = max(c.enough, NoticeText)
+	c.notice = NoticeText
+	c.enough = max(c.enough, c.notice)
 	for len(c.vendorOf) < len(needles) {
 		c.vendorOf = append(c.vendorOf, 0)
 	}
@@ -300,7 +302,7 @@ func (e *examined) layout(c *compiled, body []byte) {
 	e.page = layout(body, occ, c.enough)
 	// Text counts on a notice page that speaks for one vendor at most: a
 	// page whose text has the markers of several vendors is about them.
-	text := e.page.visible <= NoticeText
+	text := e.page.visible <= c.notice
 	for first, i := uint16(0), 0; text && i < len(occ); i++ {
 		if v := c.vendorOf[occ[i].needle]; occ[i].place == placeText && v != 0 {
 			if first != 0 && v != first {
