@@ -387,7 +387,7 @@ func defaultRules() Rules {
 			Body: [][]string{{"block automation", "automated access is blocked", "automated requests are not allowed"}}},
 		{Name: "origin/automated-blocked-status", Vendor: "", Kind: Block, Status: []int{401, 403, 406, 429, 503}, MaxText: NoticeText,
 			Body: [][]string{automatedWords, blockedWords}},
-		{Name: "origin/automated-blocked", Vendor: "", Kind: Block, MaxText: 512,
+		{Name: "origin/automated-blocked", Vendor: "", Kind: Block, MaxText: 512, HTML: true,
 			Body: [][]string{automatedWords, blockedWords}},
 		{Name: "linkedin/999", Vendor: "", Kind: Block, Status: []int{999}},
 	}

@@ -66,17 +66,18 @@ type walker struct {
 
 // pageFacts is what the layout pass counts.
 type pageFacts struct {
-	visible int // bytes other than white space of visible text
-	forms   int // form elements
-	fields  int // fields a person fills in
+	visible  int // bytes other than white space of visible text
+	elements int // start tags
+	forms    int // form elements
+	fields   int // fields a person fills in
 }
 
 // layout sets the place of every occurrence in occ (sorted by start) and
 // counts the page facts; the visible text is the bytes other than white
 // space of text outside tags, comments, scripts, styles, the title and
 // other raw-text elements. It stops early once every occurrence has its
-// place and the visible text exceeds enough (the forms and fields are then
-// counted up to there only).
+// place, the visible text exceeds enough and an element was seen (the
+// forms and fields are then counted up to there only).
 func layout(b []byte, occ []occurrence, enough int) pageFacts {
 	w := walker{b: b, occ: occ}
 	n := len(b)
@@ -88,7 +89,7 @@ func layout(b []byte, occ []occurrence, enough int) pageFacts {
 		}
 		w.text(i, i+lt, true)
 		i = w.markup(i + lt)
-		if w.k == len(occ) && w.facts.visible > enough {
+		if w.k == len(occ) && w.facts.visible > enough && w.facts.elements > 0 {
 			break
 		}
 	}
@@ -195,6 +196,7 @@ func (w *walker) startTag(at int) int {
 		}
 	}
 	end := a.next
+	w.facts.elements++
 	if field || eqFold(name, "select") || eqFold(name, "textarea") {
 		w.facts.fields++
 	}

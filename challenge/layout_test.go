@@ -107,24 +107,25 @@ func TestLayout_C6_Places(t *testing.T) {
 // TestLayout_C6_Facts: visible text, forms and fields.
 func TestLayout_C6_Facts(t *testing.T) {
 	cases := []struct {
-		page                   string
-		visible, forms, fields int
+		page                             string
+		visible, elements, forms, fields int
 	}{
-		{"", 0, 0, 0},
-		{"plain words", 10, 0, 0},
-		{"<p>ab cd</p>\n<p>\te</p>", 5, 0, 0},
-		{"<title>Title</title><script>var x = 1;</script><style>p{}</style><!-- note --><p>ab</p>", 2, 0, 0},
-		{"<textarea>abc</textarea><noscript>Enable JS</noscript>", 8, 0, 1},
-		{`<form><input type="hidden" name="t"><input type=submit value=Go><button>Go</button></form>`, 2, 1, 0},
-		{`<form><input name="q"></form>`, 0, 1, 1},
-		{`<form><INPUT TYPE="EMAIL"><select><option>a</select></form><form></form>`, 1, 2, 2},
-		{`<form><input type="checkbox"><input type="image" src="x"><input type="reset"></form>`, 0, 1, 1},
-		{`<p>a&nbsp;b</p>`, 8, 0, 0},
+		{"", 0, 0, 0, 0},
+		{"plain words", 10, 0, 0, 0},
+		{"# robots.txt\nUser-agent: *\nDisallow: /a<1", 36, 0, 0, 0},
+		{"<p>ab cd</p>\n<p>\te</p>", 5, 2, 0, 0},
+		{"<!DOCTYPE html><title>Title</title><script>var x = 1;</script><style>p{}</style><!-- note --><p>ab</p>", 2, 4, 0, 0},
+		{"<textarea>abc</textarea><noscript>Enable JS</noscript>", 8, 2, 0, 1},
+		{`<form><input type="hidden" name="t"><input type=submit value=Go><button>Go</button></form>`, 2, 4, 1, 0},
+		{`<form><input name="q"></form>`, 0, 2, 1, 1},
+		{`<form><INPUT TYPE="EMAIL"><select><option>a</select></form><form></form>`, 1, 5, 2, 2},
+		{`<form><input type="checkbox"><input type="image" src="x"><input type="reset"></form>`, 0, 4, 1, 1},
+		{`<p>a&nbsp;b</p>`, 8, 1, 0, 0},
 	}
 	for _, c := range cases {
 		_, f := places(c.page, "\x00")
-		if f != (pageFacts{c.visible, c.forms, c.fields}) {
-			t.Errorf("%q: facts %+v, want visible %d, forms %d, fields %d", c.page, f, c.visible, c.forms, c.fields)
+		if want := (pageFacts{c.visible, c.elements, c.forms, c.fields}); f != want {
+			t.Errorf("%q: facts %+v, want %+v", c.page, f, want)
 		}
 	}
 	// The pass may stop once every occurrence has its place and the text

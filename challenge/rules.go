@@ -53,6 +53,10 @@ type Rule struct {
 	// or textarea; hidden inputs and buttons do not count): a form that
 	// only submits a challenge widget's answer.
 	BareForm bool
+	// HTML requires the body to be an HTML page (it has an element), not
+	// plain text such as a robots.txt whose comments may use the same
+	// words.
+	HTML bool
 }
 
 // NoticeText is the most visible text (bytes other than white space) a
@@ -154,6 +158,7 @@ type compiledRule struct {
 	maxBody      int
 	maxText      int
 	bareForm     bool
+	html         bool
 }
 
 type compiled struct {
@@ -191,7 +196,7 @@ func compile(rules Rules) *compiled {
 		if r.Validate() != nil || len(needles)+countMarkers(r) > 1<<16-1 {
 			continue
 		}
-		cr := compiledRule{name: r.Name, vendor: r.Vendor, kind: r.Kind, maxBody: r.MaxBody, maxText: r.MaxText, bareForm: r.BareForm}
+		cr := compiledRule{name: r.Name, vendor: r.Vendor, kind: r.Kind, maxBody: r.MaxBody, maxText: r.MaxText, bareForm: r.BareForm, html: r.HTML}
 		c.enough = max(c.enough, r.MaxText)
 		cr.status = append([]int(nil), r.Status...)
 		for _, s := range r.Status {
@@ -349,7 +354,7 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 		if si == -2 || !r.headersMatch(header) {
 			continue
 		}
-		needLayout := len(r.groups) > 0 || r.maxText > 0 || r.bareForm
+		needLayout := len(r.groups) > 0 || r.maxText > 0 || r.bareForm || r.html
 		if needLayout || len(r.not) > 0 {
 			e.scan(c, body)
 			// A rule that cannot match on every marker found anywhere
@@ -361,6 +366,7 @@ func (c *compiled) detect(status int, header http.Header, body []byte) Verdict {
 		if needLayout {
 			e.layout(c, body)
 			if r.maxText > 0 && e.page.visible > r.maxText || r.bareForm && (e.page.forms == 0 || e.page.fields > 0) ||
+				r.html && e.page.elements == 0 ||
 				!r.bodyMatches(e.found, e.live, e.code) {
 				continue
 			}

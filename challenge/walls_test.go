@@ -31,6 +31,7 @@ var contentTraps = []base{
 	{file: "glossary_fr.html", statuses: []int{200}},
 	{file: "block_texts_list_es.html", statuses: []int{200, 403}},
 	{file: "widget_notes_en.html", statuses: []int{200, 403}},
+	{file: "robots_comments.txt", statuses: []int{200}},
 }
 
 var ownWalls = []base{
