@@ -78,8 +78,8 @@
 // Markers are matched ASCII case-insensitively as plain substrings, and a
 // rule can require statuses, header values, groups of alternative markers
 // (counting where the page uses them), groups of markup-only markers,
-// absent markers (anywhere), a maximum body size, a maximum visible text
-// and a bare form.
+// absent markers (anywhere), a maximum body size, a maximum visible text,
+// a bare form and an HTML page.
 //
 // # Speed
 //
