@@ -62,12 +62,26 @@ func BenchmarkDetect_C6_ChallengePage200NoHeaders(b *testing.B) {
 
 func BenchmarkBytesIndex_ChallengePage(b *testing.B) { benchIndex(b, challengePage(b)) }
 
+// BenchmarkDetect_C6_QuotingArticle is a 60 KB article that quotes many
+// vendors' markers in its text and code blocks: the scan finds them and
+// the layout pass has to place them (negative verdict).
+func BenchmarkDetect_C6_QuotingArticle(b *testing.B) {
+	benchDetect(b, 200, hdr(cloudflareServed...), padded(readFixture(b, "normal/article_quoting.html"), 60_000), false)
+}
+
 // TestDetect_C6_NoAllocNegative: a negative verdict allocates nothing, and a
 // positive one allocates only its Evidence slice.
 func TestDetect_C6_NoAllocNegative(t *testing.T) {
 	page, h := typicalPage(t), hdr(cloudflareServed...)
 	if n := testing.AllocsPerRun(20, func() { Detect(200, h, page) }); n != 0 {
 		t.Errorf("negative verdict: %v allocs, want 0", n)
+	}
+	// Also when the markers found send the page through the layout pass.
+	for _, name := range []string{"normal/article_quoting.html", "trap/captcha_history_en.html", "trap/vendor_block_texts_docs_en.html", "normal/login_recaptcha.html"} {
+		page := padded(readFixture(t, name), 60_000)
+		if n := testing.AllocsPerRun(20, func() { Detect(200, h, page) }); n != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, n)
+		}
 	}
 	ch := challengePage(t)
 	if n := testing.AllocsPerRun(20, func() { Detect(403, nil, ch) }); n > 1 {

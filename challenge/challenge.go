@@ -88,8 +88,12 @@ var std = compile(defaultRules())
 // ([DefaultRules]). It looks at the status (0 means unknown: rules that
 // need a status do not apply), the header (keys in canonical form, as
 // net/http stores them; header may be nil) and body[:min(len(body),
-// MaxBytes)] only, and never modifies its arguments. A negative verdict
-// does not allocate. It is safe for concurrent use.
+// MaxBytes)] only, and never modifies its arguments. Body markers count
+// only where the page uses them, not where it quotes them (see the package
+// documentation). A 402 that carries a price (a Crawler-Price header, pay
+// per crawl, or an x402 Payment-Required header) is never a challenge,
+// whatever the rules. A negative verdict does not allocate. It is safe for
+// concurrent use.
 func Detect(status int, header http.Header, body []byte) Verdict {
 	return std.detect(status, header, body)
 }

@@ -45,7 +45,7 @@ func TestDefaultRules_Valid(t *testing.T) {
 		if r.Vendor != strings.ToLower(r.Vendor) {
 			t.Errorf("%s: vendor %q not lower case", r.Name, r.Vendor)
 		}
-		for _, g := range append(r.Body, r.Not) {
+		for _, g := range append(append(r.Body, r.Markup...), r.Not) {
 			for _, m := range g {
 				if len(m) < 14 {
 					t.Errorf("%s: marker %q shorter than 14 bytes", r.Name, m)

@@ -24,12 +24,20 @@ func (r Rule) clone() Rule {
 	r.Status = slices.Clone(r.Status)
 	r.Header = slices.Clone(r.Header)
 	r.Not = slices.Clone(r.Not)
-	body := make([][]string, len(r.Body))
-	for i, g := range r.Body {
-		body[i] = slices.Clone(g)
-	}
-	r.Body = body
+	r.Body = cloneGroups(r.Body)
+	r.Markup = cloneGroups(r.Markup)
 	return r
+}
+
+func cloneGroups(groups [][]string) [][]string {
+	if groups == nil {
+		return nil
+	}
+	out := make([][]string, len(groups))
+	for i, g := range groups {
+		out[i] = slices.Clone(g)
+	}
+	return out
 }
 
 // smallPage bounds rules whose evidence is the wording of a short block
@@ -93,6 +101,9 @@ var (
 		"êtes pas un robot", "vérification de sécurité", "êtes un humain", "sie kein roboter", "sicherheitsüberprüfung",
 		"sicherheitsprüfung", "no eres un robot", "no soy un robot", "verificación de seguridad", "não sou um robô",
 		"verificação de segurança", "non sei un robot", "verifica di sicurezza", "не робот", "проверка безопасности",
+		"complete the captcha", "solve the captcha", "you are not a bot", "you're not a bot", "you are a human",
+		"you're a human", "that you are human", "vous êtes humain", "que eres humano", "que eres un humano",
+		"dass sie ein mensch", "ロボットではありません", "人間であることを確認",
 	}
 	wordfencePage = []string{"your access to this site has been limited", "about wordfence", "blocking rules",
 		"potentially unsafe operation", "temporarily locked out"}
@@ -111,6 +122,39 @@ var (
 	}
 )
 
+// A site's own block notice, without a vendor: it says that automated
+// traffic was detected and that it is blocked, on a page that is little
+// more than that notice. The phrases are at least 14 bytes (see
+// TestDefaultRules_Valid), so some carry their subject.
+var (
+	automatedWords = []string{
+		"automated access", "automated traffic", "automated requests", "automated queries", "automated bots",
+		"bot traffic from", "bot traffic detected", "bot-like activity", "bot-like traffic", "bot-like behavio",
+		"unusual traffic", "suspicious traffic", "identified as a bot", "automated behavio", "non-human traffic",
+		"automated crawl", "automated scrap", "automated activity",
+		"automatisierte zugriffe", "automatisierten zugriff", "automatisierte anfragen", "automatisierten anfragen",
+		"automatisierter zugriff", "automatisierten datenverkehr", "ungewöhnlichen datenverkehr", "zugriffe durch bots",
+		"acceso automatizado", "accesos automatizados", "tráfico automatizado", "solicitudes automatizadas",
+		"consultas automatizadas", "tráfico inusual",
+		"accès automatisé", "trafic automatisé", "requêtes automatisées", "trafic inhabituel",
+		"自動化されたアクセス", "自動アクセス", "自動化されたリクエスト", "ボットによるアクセス", "機械的なアクセス", "異常なトラフィック",
+	}
+	blockedWords = []string{
+		"has been blocked", "have been blocked", "temporarily blocked", "detected and blocked", "access is blocked",
+		"request blocked", "access blocked", "request was blocked", "access has been denied", "access denied.",
+		"been denied access", "access has been restricted", "has been restricted",
+		"wurde gesperrt", "wurden gesperrt", "wurde blockiert", "wurden blockiert", "vorübergehend gesperrt",
+		"zugriff verweigert", "zugriff gesperrt", "zugriff ist gesperrt",
+		"sido bloqueado", "sido bloqueada", "acceso denegado", "acceso bloqueado", "bloqueado temporalmente",
+		"a été bloqué", "été bloquée", "accès refusé", "accès bloqué", "temporairement bloqué",
+		"ブロックしました", "ブロックされました", "ブロックされています", "アクセスを制限", "アクセスが制限", "アクセスを拒否",
+		"アクセスが拒否", "遮断しました",
+	}
+	// fillForm are fields of a form a person fills in (a CAPTCHA
+	// widget there protects the form, not the site).
+	fillForm = append([]string{"<input type=\"text\"", "<input type=\"search\"", "<input type=\"tel\""}, formPage...)
+)
+
 // widget is a generic CAPTCHA widget vendor with its markers.
 type widget struct {
 	vendor  string
@@ -119,7 +163,7 @@ type widget struct {
 
 var widgets = []widget{
 	{"recaptcha", []string{"class=\"g-recaptcha", "www.google.com/recaptcha/api.js", "www.recaptcha.net/recaptcha/api.js", "/recaptcha/enterprise.js", "grecaptcha.execute", "grecaptcha.render"}},
-	{"hcaptcha", []string{"class=\"h-captcha", "js.hcaptcha.com/1/api.js", "hcaptcha.render"}},
+	{"hcaptcha", []string{"class=\"h-captcha", "js.hcaptcha.com/1/api.js", "hcaptcha.render", "hcaptcha.com/1/api.js"}},
 	{"turnstile", []string{"class=\"cf-turnstile", "challenges.cloudflare.com/turnstile/", "turnstile.render"}},
 }
 
@@ -341,18 +385,25 @@ func defaultRules() Rules {
 			Body: [][]string{{"our automated scripts have detected a possible scraper"}}},
 		{Name: "generic/block-automation", Vendor: "", Kind: Block, Status: []int{403, 429}, MaxBody: 256,
 			Body: [][]string{{"block automation", "automated access is blocked", "automated requests are not allowed"}}},
+		{Name: "origin/automated-blocked-status", Vendor: "", Kind: Block, Status: []int{401, 403, 406, 429, 503}, MaxText: NoticeText,
+			Body: [][]string{automatedWords, blockedWords}},
+		{Name: "origin/automated-blocked", Vendor: "", Kind: Block, MaxText: 512, HTML: true,
+			Body: [][]string{automatedWords, blockedWords}},
 		{Name: "linkedin/999", Vendor: "", Kind: Block, Status: []int{999}},
 	}
 
 	// Site-built CAPTCHA interstitials, one set per widget vendor: the widget
-	// plus challenge wording on a blocking status or on a small page, and
+	// plus challenge wording on a blocking status or on a small page, or a
+	// page that is little more than the widget and a form that submits it;
 	// never on a page with a login, comment form or article.
 	for _, w := range widgets {
 		rules = append(rules,
 			Rule{Name: w.vendor + "/interstitial-status", Vendor: w.vendor, Kind: Captcha, Status: stBlocking,
-				Body: [][]string{w.markers}, Not: formPage, MaxBody: 32768},
+				Markup: [][]string{w.markers}, Not: formPage, MaxBody: 32768},
 			Rule{Name: w.vendor + "/interstitial", Vendor: w.vendor, Kind: Captcha, MaxBody: 16384,
-				Body: [][]string{w.markers, captchaWords}, Not: formPage},
+				Markup: [][]string{w.markers}, Body: [][]string{captchaWords}, Not: formPage},
+			Rule{Name: w.vendor + "/gate", Vendor: w.vendor, Kind: Captcha, MaxText: 512, BareForm: true,
+				Markup: [][]string{w.markers}, Not: fillForm},
 		)
 	}
 	return rules

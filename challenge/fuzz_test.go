@@ -92,3 +92,43 @@ func BenchmarkDetect_Adversarial(b *testing.B) {
 		Detect(200, nil, page)
 	}
 }
+
+// FuzzLayout: the layout pass never panics, gives every occurrence a
+// place, whatever the bytes, and stopping early changes no place and
+// reports more text than the bound it stopped at.
+func FuzzLayout(f *testing.F) {
+	for _, name := range []string{"challenge/cf_managed.html", "challenge/recaptcha_interstitial.html", "normal/article_quoting.html"} {
+		f.Add(readFixture(f, name), uint8(7), uint16(50))
+	}
+	f.Add([]byte(`<table><tr><td>a<td>“b”<pre><!--x<script type=json>"</script>`), uint8(1), uint16(0))
+	f.Add([]byte(`<meta name=x content="a`), uint8(2), uint16(3))
+	f.Fuzz(func(t *testing.T, body []byte, step uint8, enough uint16) {
+		if len(body) > MaxBytes {
+			body = body[:MaxBytes]
+		}
+		mk := func() []occurrence {
+			var occ []occurrence
+			for at := 0; at < len(body) && len(occ) < maxOccurrences; at += int(step) + 1 {
+				occ = append(occ, occurrence{start: int32(at), needle: uint16(len(occ)), place: 99})
+			}
+			return occ
+		}
+		full, early := mk(), mk()
+		ff := layout(body, full, 1<<30)
+		fe := layout(body, early, int(enough))
+		for i := range full {
+			if full[i].place > placeCode {
+				t.Fatalf("occurrence at %d has no place", full[i].start)
+			}
+			if early[i].place != full[i].place {
+				t.Fatalf("occurrence at %d: place %d with an early stop, %d without", full[i].start, early[i].place, full[i].place)
+			}
+		}
+		if ff.visible > len(body) || ff.forms > len(body) || ff.fields > len(body) {
+			t.Fatalf("facts %+v for %d bytes", ff, len(body))
+		}
+		if fe != ff && fe.visible <= int(enough) {
+			t.Fatalf("stopped early at %d visible bytes, bound %d (full %+v)", fe.visible, enough, ff)
+		}
+	})
+}

@@ -188,8 +188,11 @@ func newMatcher(needles [][]byte) *matcher {
 	return m
 }
 
-// scan sets bit i of found for every needle i that occurs in b.
-func (m *matcher) scan(b []byte, found []uint64) {
+// scan sets bit i of found for every needle i that occurs in b, and
+// records the occurrences in occ, in the order found, until it is full; it
+// returns how many it recorded.
+func (m *matcher) scan(b []byte, found []uint64, occ []occurrence) int {
+	nocc := 0
 	if s := m.stride; s > 0 {
 		n := len(b)
 		for p := 0; p+gramLen <= n; p += s {
@@ -204,7 +207,7 @@ func (m *matcher) scan(b []byte, found []uint64) {
 					continue
 				}
 				id := e.needle
-				if found[id>>6]&(1<<(id&63)) != 0 {
+				if nocc == len(occ) && found[id>>6]&(1<<(id&63)) != 0 {
 					continue
 				}
 				j := p - int(e.off)
@@ -214,15 +217,30 @@ func (m *matcher) scan(b []byte, found []uint64) {
 				}
 				if lower(b[j]) == nd[0] && equalFold(b[j:j+len(nd)], nd) {
 					found[id>>6] |= 1 << (id & 63)
+					if nocc < len(occ) {
+						occ[nocc] = occurrence{start: int32(j), needle: id}
+						nocc++
+					}
 				}
 			}
 		}
 	}
 	for _, id := range m.short {
-		if indexFold(b, m.needles[id]) >= 0 {
+		for at := 0; at < len(b); {
+			i := indexFold(b[at:], m.needles[id])
+			if i < 0 {
+				break
+			}
 			found[id>>6] |= 1 << (id & 63)
+			if nocc == len(occ) {
+				break
+			}
+			occ[nocc] = occurrence{start: int32(at + i), needle: id}
+			nocc++
+			at += i + 1
 		}
 	}
+	return nocc
 }
 
 // lower folds one ASCII letter to lower case.

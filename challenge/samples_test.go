@@ -58,7 +58,10 @@ func loadSamples(t *testing.T) []sample {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.json"))
 	if len(files) == 0 {
-		t.Skipf("no samples in %s", samplesDir)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no samples in %s (CI is set: the shared data must be there)", samplesDir)
+		}
+		t.Skipf("no samples in %s (a developer machine without ../shared)", samplesDir)
 	}
 	var out []sample
 	for _, f := range files {
@@ -197,5 +200,32 @@ func TestSamples_MarkerDepth(t *testing.T) {
 	t.Logf("deepest marker needed: %d bytes (%s); MaxBytes = %d", deepest, deepestName, MaxBytes)
 	if deepest > MaxBytes/2 {
 		t.Errorf("markers sit at %d bytes, too close to MaxBytes", deepest)
+	}
+}
+
+// TestSamples_NoticeTextMargin: the real blocked pages whose verdict rests
+// on their text (it changes when text does not count) are notices well
+// within NoticeText: at most half of it.
+func TestSamples_NoticeTextMargin(t *testing.T) {
+	textless := *std
+	textless.notice = -1
+	most, mostName, resting := 0, "", 0
+	for _, s := range loadSamples(t) {
+		v := Detect(s.status(), s.header(), s.body)
+		if !v.Blocked || textless.detect(s.status(), s.header(), s.body).Rule == v.Rule {
+			continue
+		}
+		resting++
+		body := s.body[:min(len(s.body), MaxBytes)]
+		if n := layout(body, nil, 1<<30).visible; n > most {
+			most, mostName = n, s.name
+		}
+	}
+	t.Logf("%d blocked samples rest on their text; the most visible text among them: %d bytes (%s); NoticeText = %d", resting, most, mostName, NoticeText)
+	if resting == 0 {
+		t.Fatal("no sample rests on its text: the measure is broken")
+	}
+	if most > NoticeText/2 {
+		t.Errorf("%s rests on %d bytes of text, too close to NoticeText", mostName, most)
 	}
 }
