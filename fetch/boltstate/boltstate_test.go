@@ -2,6 +2,7 @@ package boltstate_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +17,12 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(damageEnv) != "" {
+		os.Exit(damageMain())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // run is one run of a bot process over the state file at path.
 func run(t *testing.T, w *fetchtest.Web, path string, urls ...string) []fetch.Outcome {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
 )
 
 // SchemaVersion is the version of the examples' state layout. A state file
@@ -44,10 +46,12 @@ func DefaultStatePath(name string) string {
 }
 
 // OpenState opens (creating if needed) the bbolt state file at path. A
-// corrupt file or one from an older version is never overwritten: it is
-// renamed to path+".corrupt-TIME" or path+".old-TIME", the log says so, and a
-// fresh file is started, so the run still does its work and nothing is lost.
-// A file from a newer version, or one locked by another run, is an error.
+// damaged file (see fetch/boltstate.OpenDB: truncated, a flipped byte, a
+// panic inside bbolt) or one from an older version is never overwritten nor
+// a crash: it is renamed to path+".corrupt-TIME" or path+".old-TIME", the
+// log says so, and a fresh file is started, so the run still does its work
+// and nothing is lost. A file from a newer version, or one locked by another
+// run, is an error.
 func OpenState(path string, log *slog.Logger) (*bolt.DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -57,29 +61,17 @@ func OpenState(path string, log *slog.Logger) (*bolt.DB, error) {
 			return nil, fmt.Errorf("state %s: %w", path, err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := boltstate.OpenDB(path, &boltstate.Options{LockTimeout: time.Second, Logger: log})
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, boltstate.ErrLocked):
 		return nil, fmt.Errorf("state %s: %w", path, ErrStateInUse)
-	case err != nil && isCorrupt(err):
-		moved, merr := moveAside(path, "corrupt")
-		if merr != nil {
-			return nil, fmt.Errorf("state %s is unreadable (%v) and could not be moved aside: %w", path, err, merr)
-		}
-		log.Warn("state file is corrupt; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
-		return OpenState(path, log)
 	case err != nil:
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
 	v, empty, err := schemaOf(db)
 	if err != nil {
 		db.Close()
-		moved, merr := moveAside(path, "corrupt")
-		if merr != nil {
-			return nil, fmt.Errorf("state %s is unreadable (%v) and could not be moved aside: %w", path, err, merr)
-		}
-		log.Warn("state file is corrupt; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
-		return OpenState(path, log)
+		return reopenAside(path, "corrupt", log, "state file is corrupt; kept it aside and started a fresh one", "err", err)
 	}
 	switch {
 	case v > SchemaVersion:
@@ -87,12 +79,7 @@ func OpenState(path string, log *slog.Logger) (*bolt.DB, error) {
 		return nil, fmt.Errorf("state %s: %w (schema %d, this program reads %d); use a newer program or another -state file", path, ErrStateNewer, v, SchemaVersion)
 	case v < SchemaVersion && !empty:
 		db.Close()
-		moved, merr := moveAside(path, "old")
-		if merr != nil {
-			return nil, fmt.Errorf("state %s is from an older version and could not be moved aside: %w", path, merr)
-		}
-		log.Warn("state file is from an older version; kept it aside and started a fresh one", "file", path, "kept_as", moved, "schema", v)
-		return OpenState(path, log)
+		return reopenAside(path, "old", log, "state file is from an older version; kept it aside and started a fresh one", "schema", v)
 	case v < SchemaVersion:
 		err := db.Update(func(tx *bolt.Tx) error {
 			b, err := tx.CreateBucketIfNotExists(metaBucket)
@@ -107,6 +94,17 @@ func OpenState(path string, log *slog.Logger) (*bolt.DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// reopenAside moves the closed state file at path aside (why: "corrupt",
+// "old"), logs msg with attrs, and opens a fresh one.
+func reopenAside(path, why string, log *slog.Logger, msg string, attrs ...any) (*bolt.DB, error) {
+	moved, err := boltstate.MoveAside(path, why)
+	if err != nil {
+		return nil, fmt.Errorf("state %s (%s) could not be moved aside: %w", path, why, err)
+	}
+	log.Warn(msg, append([]any{"file", path, "kept_as", moved}, attrs...)...)
+	return OpenState(path, log)
 }
 
 // schemaOf reads the schema version (0 when absent) and whether the file
@@ -137,23 +135,4 @@ func schemaOf(db *bolt.DB) (v int, empty bool, err error) {
 		return nil
 	})
 	return v, empty, err
-}
-
-func isCorrupt(err error) bool {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return false // permissions, missing directory: not the file's content
-	}
-	return true
-}
-
-func moveAside(path, why string) (string, error) {
-	dst := fmt.Sprintf("%s.%s-%s", path, why, time.Now().UTC().Format("20060102T150405Z"))
-	for i := 1; ; i++ {
-		if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		dst = fmt.Sprintf("%s.%s-%s-%d", path, why, time.Now().UTC().Format("20060102T150405Z"), i)
-	}
-	return dst, os.Rename(path, dst)
 }
