@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -122,7 +123,7 @@ func OpenDB(path string, opts *Options) (*bbolt.DB, error) {
 	if merr != nil {
 		return nil, fmt.Errorf("%w (and it could not be moved aside: %v)", err, merr)
 	}
-	o.Logger.Warn("state file is damaged; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
+	o.Logger.Warn("state file is corrupt; kept it aside and started a fresh one", "file", path, "kept_as", moved, "err", err)
 	return openChecked(path, o)
 }
 
@@ -360,4 +361,172 @@ func recoverInto(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%w: bbolt: %v", ErrCorrupt, r)
 	}
+}
+
+// Stage is a view of a [State] for a crawler that records each page's
+// outcome itself: the fetched marks and validators a [fetch.Fetcher] makes
+// are held in memory, and become durable only when the crawler commits them
+// ([Stage.Commit]) with its own record of the outcome, in one transaction.
+// A process killed mid-fetch therefore leaves no URL marked fetched whose
+// outcome was never recorded, and no validator without its page (a refetch
+// after the crash is a full one, not a 304 for a page never read).
+//
+// Stage implements both [fetch.FetchedRemover] and [fetch.ValidatorStore];
+// reads see the staged records first, then the file. Make one with
+// [State.Stage]; it is safe for concurrent use. Committing many URLs in one
+// call costs one transaction (one fsync).
+type Stage struct {
+	db         *bbolt.DB
+	fetched    setBucket
+	validators jsonBucket[fetch.Validator]
+
+	mu      sync.Mutex // guards claims and pending
+	claims  map[string]bool
+	pending map[string]fetch.Validator
+}
+
+var (
+	_ fetch.FetchedRemover = (*Stage)(nil)
+	_ fetch.ValidatorStore = (*Stage)(nil)
+)
+
+// Stage returns a new [Stage] over the state's fetched set and validators.
+func (s *State) Stage() *Stage {
+	return &Stage{db: s.DB, fetched: setBucket{s.DB, FetchedBucket}, validators: jsonBucket[fetch.Validator]{s.DB, ValidatorsBucket},
+		claims: map[string]bool{}, pending: map[string]fetch.Validator{}}
+}
+
+// Apply sets bot's Fetched and Validators to g.
+func (g *Stage) Apply(bot *fetch.Bot) {
+	bot.Fetched = g
+	bot.Validators = g
+}
+
+// Add implements [fetch.FetchedSet]: url is new when neither staged nor in
+// the file; the mark is staged.
+func (g *Stage) Add(ctx context.Context, url string) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.claims[url] {
+		return false, nil
+	}
+	has, err := g.fetched.Has(ctx, url)
+	if err != nil || has {
+		return false, err
+	}
+	g.claims[url] = true
+	return true, nil
+}
+
+// Has implements [fetch.FetchedSet].
+func (g *Stage) Has(ctx context.Context, url string) (bool, error) {
+	g.mu.Lock()
+	claimed := g.claims[url]
+	g.mu.Unlock()
+	if claimed {
+		return true, nil
+	}
+	return g.fetched.Has(ctx, url)
+}
+
+// Remove implements [fetch.FetchedRemover]: it drops a staged mark, and a
+// committed one from the file.
+func (g *Stage) Remove(ctx context.Context, url string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.claims[url] {
+		delete(g.claims, url)
+		return nil
+	}
+	if has, err := g.fetched.Has(ctx, url); err != nil || !has {
+		return err
+	}
+	return g.fetched.Remove(ctx, url)
+}
+
+// Load implements [fetch.ValidatorStore].
+func (g *Stage) Load(ctx context.Context, url string) (fetch.Validator, bool, error) {
+	g.mu.Lock()
+	v, ok := g.pending[url]
+	g.mu.Unlock()
+	if ok {
+		return v, true, nil
+	}
+	return g.validators.Load(ctx, url)
+}
+
+// Save implements [fetch.ValidatorStore]: the validator is staged.
+func (g *Stage) Save(ctx context.Context, url string, v fetch.Validator) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending[url] = v
+	return nil
+}
+
+// Commit writes the staged mark and validator of each of urls (those it
+// has) to the file and runs also (if not nil) in the same transaction, so
+// that they become durable together with the caller's record of the
+// outcome. On error nothing is written and the records stay staged.
+func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	marks := make([]string, 0, len(urls))
+	vals := map[string]fetch.Validator{}
+	for _, u := range urls {
+		if g.claims[u] {
+			marks = append(marks, u)
+		}
+		if v, ok := g.pending[u]; ok {
+			vals[u] = v
+		}
+	}
+	g.mu.Unlock()
+	stamp := []byte(time.Now().UTC().Format(time.RFC3339))
+	err := update(g.db, func(tx *bbolt.Tx) error {
+		fb, err := tx.CreateBucketIfNotExists([]byte(g.fetched.name))
+		if err != nil {
+			return err
+		}
+		for _, u := range marks {
+			if err := fb.Put([]byte(u), stamp); err != nil {
+				return err
+			}
+		}
+		vb, err := tx.CreateBucketIfNotExists([]byte(g.validators.name))
+		if err != nil {
+			return err
+		}
+		for u, v := range vals {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			if err := vb.Put([]byte(u), raw); err != nil {
+				return err
+			}
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("boltstate: commit: %w", err)
+	}
+	g.mu.Lock()
+	for _, u := range marks {
+		delete(g.claims, u)
+	}
+	for u, v := range vals {
+		if g.pending[u] == v {
+			delete(g.pending, u)
+		}
+	}
+	g.mu.Unlock()
+	return nil
 }

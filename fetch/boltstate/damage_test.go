@@ -166,7 +166,7 @@ func openDamaged(dir string, i int, c damageCase, good []byte) (r damageResult) 
 		switch {
 		case len(aside) != 1 || !bytes.Equal(kept, bad):
 			r.Problem = fmt.Sprintf("moved aside as %v, not the damaged file whole", aside)
-		case !strings.Contains(logged.String(), "damaged") || !strings.Contains(logged.String(), aside[0]):
+		case !strings.Contains(logged.String(), "corrupt;") || !strings.Contains(logged.String(), aside[0]):
 			r.Problem = "no log line naming the kept file: " + logged.String()
 		}
 		if ok, _ := st.Fetched.Has(ctx, goodURL(1)); ok {

@@ -45,6 +45,9 @@ func New(db *bolt.DB, bucket string) (*Store, error) {
 		return nil, errors.New("boltstore: nil db or empty bucket name")
 	}
 	s := &Store{db: db, bucket: []byte(bucket)}
+	if db.IsReadOnly() {
+		return s, nil // the bucket is read if it exists
+	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(s.bucket)
 		return err

@@ -84,6 +84,11 @@ type Flags struct {
 	JSON     bool
 	Verbose  bool
 	Signs    bool // the bot signs its requests: -key / -genkey exist
+	// Resume makes the bot's crawl survive a crash: the frontier is kept in
+	// the state file (Session.Journal) and a URL counts as fetched, with
+	// its validators, only once its outcome is recorded there. Only for bots
+	// whose every fetch goes through a [Crawl] over such a frontier.
+	Resume bool
 }
 
 // Register adds the common flags to fs. defaultMaxPages < 0 leaves out
