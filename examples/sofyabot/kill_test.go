@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -107,15 +108,15 @@ func TestSofya_S8_SIGKILLLosesNothing(t *testing.T) {
 	}
 	cfg := childConfig{Web: addr, Scale: 0.05, Args: append([]string{"-json", "-state", state}, seeds...)}
 	rawCfg, _ := json.Marshal(cfg)
-	start := func() (*exec.Cmd, *bytes.Buffer) {
+	start := func() (*exec.Cmd, *lineWatch) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(rawCfg))
-		var stdout bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &bytes.Buffer{}
+		stdout := &lineWatch{first: make(chan struct{})}
+		cmd.Stdout, cmd.Stderr = stdout, &bytes.Buffer{}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		return cmd, &stdout
+		return cmd, stdout
 	}
 
 	seed := rand.Uint64()
@@ -129,8 +130,17 @@ func TestSofya_S8_SIGKILLLosesNothing(t *testing.T) {
 		cmd, stdout := start()
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
+		// The kill comes at a random moment after the run's first result
+		// (so that it interrupts work, however slow the start on a loaded
+		// machine).
 		select {
-		case <-time.After(time.Duration(150+rng.IntN(450)) * time.Millisecond):
+		case <-stdout.first:
+		case <-time.After(20 * time.Second):
+		case err := <-exited:
+			t.Fatalf("sofyabot exited before printing anything: %v\n%s", err, cmd.Stderr)
+		}
+		select {
+		case <-time.After(time.Duration(rng.IntN(400)) * time.Millisecond):
 			cmd.Process.Signal(syscall.SIGKILL)
 			<-exited
 		case <-exited:
@@ -217,6 +227,10 @@ func TestSofya_S8_SIGKILLLosesNothing(t *testing.T) {
 			}
 		}
 	}
+	// A file left by a killed process is never taken for a damaged one.
+	if aside, _ := filepath.Glob(state + ".*"); len(aside) > 0 {
+		t.Errorf("state file moved aside after a kill: %v", aside)
+	}
 	// No validator lost.
 	st, err := boltstate.Open(state, &boltstate.Options{ReadOnly: true})
 	if err != nil {
@@ -268,6 +282,21 @@ func fetchedSet(t *testing.T, path string) map[string]bool {
 		return nil
 	})
 	return out
+}
+
+// lineWatch keeps what a child prints and closes first at its first line.
+type lineWatch struct {
+	botkit.SyncBuffer
+	first chan struct{}
+	once  sync.Once
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	n, err := w.SyncBuffer.Write(p)
+	if bytes.IndexByte(p, '\n') >= 0 {
+		w.once.Do(func() { close(w.first) })
+	}
+	return n, err
 }
 
 func clone(m map[string]bool) map[string]bool {
