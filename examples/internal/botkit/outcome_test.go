@@ -78,10 +78,10 @@ func TestSiteURLAndPageFile(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"http://a.test/":                 filepath.Join("http_a.test", "index_.txt"),
-		"http://a.test:8080/news/x?id=1": filepath.Join("http_a.test_3a8080", "news", "x_3fid_3d1.txt"),
-		"http://a.test/../../etc/passwd": filepath.Join("http_a.test", "etc", "passwd.txt"),
-		"http://a.test/%2e%2e/x":         filepath.Join("http_a.test", "x.txt"),
+		"http://a.test/":                 filepath.Join("a.test", "index_.txt"),
+		"http://a.test:8080/news/x?id=1": filepath.Join("a.test_3a8080", "news", "x_3fid_3d1.txt"),
+		"http://a.test/../../etc/passwd": filepath.Join("a.test", "etc", "passwd.txt"),
+		"http://a.test/%2e%2e/x":         filepath.Join("a.test", "x.txt"),
 	} {
 		u, _ := url.Parse(in)
 		if got := PageFile(u); got != want || strings.Contains(got, "..") {

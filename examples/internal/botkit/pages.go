@@ -16,7 +16,7 @@ import (
 )
 
 // PageStore writes the text of crawled pages under Dir, one file per page
-// (Dir/scheme_host/path.txt, see [PageFile]). Only pages fetched "ok" as HTML are stored: a
+// (Dir/host/path.txt, see [PageFile]). Only pages fetched "ok" as HTML are stored: a
 // challenge or block page is never stored as content (C6, B7, H8). An empty
 // Dir stores nothing.
 type PageStore struct {
@@ -41,7 +41,8 @@ func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) {
 }
 
 // PageFile maps a URL to a relative file name, one file per page and never
-// two pages to one file: scheme_host/dir/.../name.txt, from the URL as
+// two pages to one file: host/dir/.../name.txt (host_https/... for an https
+// page), from the URL as
 // normalised for the fetched set (links.Normalize), so two spellings of one
 // page share a file and distinct pages never do, also on a case-insensitive
 // file system. Each path segment is kept readable: a-z, 0-9, "-" and "." as
@@ -52,7 +53,7 @@ func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) {
 // never ends in ".txt" (its dot is "_2e"), so no file and directory share a
 // name. A name longer than 200 bytes keeps 150 and ends with "~" and a hash
 // of the whole name; a path longer than 1,000 bytes becomes
-// scheme_host/~long/HASH.txt. "~" appears only there ("~" in a URL is
+// host/~long/HASH.txt. "~" appears only there ("~" in a URL is
 // "_7e"), and ".." never appears as a segment.
 func PageFile(u *url.URL) string {
 	key := links.Normalize(u)
@@ -62,8 +63,12 @@ func PageFile(u *url.URL) string {
 		host, pathQuery = rest[:i], rest[i:]
 	}
 	path, query, hasQuery := strings.Cut(pathQuery, "?")
-	top := scheme + "_" + encodeSegment(host)
+	top := encodeSegment(host)
+	if scheme != "http" {
+		top += "_" + scheme // "_h" is no escape: never the name of an http site
+	}
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	top = shortName(top, "")
 	parts := []string{top}
 	for i, seg := range segs {
 		e := encodeSegment(seg)

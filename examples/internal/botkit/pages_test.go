@@ -47,6 +47,7 @@ func TestPageFile_DistinctPagesDistinctFiles(t *testing.T) {
 		{"http://a.test/" + long + "a", "http://a.test/" + long + "A"},
 		{"http://a.test/" + strings.Repeat("d/", 600), "http://a.test/" + strings.Repeat("d/", 601)},
 		{"http://a.test/", "https://a.test/"},
+		{"https://a.test/", "http://a.test_https/"},
 		{"http://a.test:8080/", "http://a.test/"},
 		{"http://a.test:8080/", "http://a.test_3a8080/"},
 		{"http://[::1]:8080/", "http://[::1]/"},
@@ -68,7 +69,7 @@ func TestPageFile_DistinctPagesDistinctFiles(t *testing.T) {
 	if a, b := pageFile(t, "HTTP://A.test:80/x/../%7Eu#top"), pageFile(t, "http://a.test/~u"); a != b {
 		t.Errorf("one page, two files: %s, %s", a, b)
 	}
-	if got := pageFile(t, "http://a.test/blog/My-Post.html"); got != filepath.Join("http_a.test", "blog", "^my-^post.html.txt") {
+	if got := pageFile(t, "http://a.test/blog/My-Post.html"); got != filepath.Join("a.test", "blog", "^my-^post.html.txt") {
 		t.Errorf("readable name: %s", got)
 	}
 }
