@@ -142,6 +142,20 @@ func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
 	return ok
 }
 
+// AddAll is [Frontier.Add] for each of us at depth 0, with one journal
+// step for all of them (one write, however many seeds). It returns how many
+// were queued.
+func (f *Frontier) AddAll(us []*url.URL, from string) int {
+	var its []Item
+	for _, u := range us {
+		if it, ok := f.admit(u, 0, from); ok {
+			its = append(its, it)
+		}
+	}
+	f.keep(f.Record(context.Background(), Step{Queued: its}))
+	return len(its)
+}
+
 // keep remembers the first journal error of Add, AddLinks, Retry or Drop.
 func (f *Frontier) keep(err error) {
 	if err == nil {

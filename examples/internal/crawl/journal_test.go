@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -91,8 +92,8 @@ func TestCrawler_JournalStepPerOutcome(t *testing.T) {
 func TestCrawler_InterruptedItemResumes(t *testing.T) {
 	j := newMemJournal()
 	f := &Frontier{Journal: j, MaxPerSite: 3}
-	for i := range 3 {
-		f.Add(u(fmt.Sprintf("http://a.test/%d", i)), 0, "seed")
+	if n := f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2"), u("http://a.test/3")}, "seed"); n != 3 || len(j.steps) != 1 {
+		t.Fatalf("AddAll queued %d in %d steps, want 3 (the cap) in 1", n, len(j.steps))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Crawler{Frontier: f, Get: func(_ context.Context, it Item) Page {

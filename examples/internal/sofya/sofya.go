@@ -63,9 +63,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	} else if n > 0 {
 		s.Log.Info("resuming the last crawl", "queued", n)
 	}
-	for _, u := range sites {
-		front.Add(u, 0, "seed")
-	}
+	front.AddAll(sites, "seed")
 	if err := front.Err(); err != nil {
 		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
 	}
