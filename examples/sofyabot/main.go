@@ -7,6 +7,10 @@
 // behind a login or paywall skipped, robots.txt re-read within 24 hours, and
 // throughput that grows with the number of sites.
 //
+// The crawl survives being stopped, even by SIGKILL: its frontier lives in
+// the -state file, a URL counts as fetched only once its outcome is recorded
+// there, and the next run with the same -state continues where it stopped.
+//
 //	go run ./examples/sofyabot -source 159.195.72.86 https://a.example/ https://b.example/
 //
 // The promises are its profile in examples/internal/profiles; the crawl is

@@ -3,9 +3,8 @@ package boltstate_test
 import (
 	"context"
 	"net/netip"
+	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -14,11 +13,17 @@ import (
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/fetch/oncetest"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(damageEnv) != "" {
+		os.Exit(damageMain())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // loopbackOnly is what the tests, which live on loopback, allow.
 var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
@@ -142,54 +147,15 @@ func TestState_CorruptRecordReadsAsAbsent(t *testing.T) {
 	}
 }
 
-// S8: the file's fetched set adds each URL once, also under concurrency.
-func TestFetched_S8_AddOnce(t *testing.T) {
-	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			if ok, err := st.Fetched.Add(context.Background(), "http://a.test/"); err == nil && ok {
-				wins.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Errorf("%d winners", wins.Load())
-	}
-}
-
-// S8: the file's fetched set can give a mark back (a fetch that ended
-// retryably), so the URL is added again later.
-func TestFetched_S8_Remove(t *testing.T) {
-	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	r, ok := st.Fetched.(fetch.FetchedRemover)
-	if !ok {
-		t.Fatal("the fetched set has no Remove")
-	}
-	if err := r.Remove(ctx, "http://a.test/never"); err != nil {
-		t.Errorf("Remove of an absent URL: %v", err)
-	}
-	if ok, _ := r.Add(ctx, "http://a.test/"); !ok {
-		t.Fatal("first Add not new")
-	}
-	if err := r.Remove(ctx, "http://a.test/"); err != nil {
-		t.Fatal(err)
-	}
-	if has, _ := r.Has(ctx, "http://a.test/"); has {
-		t.Error("Has after Remove")
-	}
-	if ok, _ := r.Add(ctx, "http://a.test/"); !ok {
-		t.Error("Add after Remove not new")
-	}
+// S8: the file's fetched set behaves as fetch expects (each URL once, a
+// mark given back on Remove).
+func TestFetched_Conformance(t *testing.T) {
+	oncetest.Run(t, func(t *testing.T) fetch.FetchedSet {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st.Fetched
+	})
 }

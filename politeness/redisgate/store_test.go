@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/oncetest"
+	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -49,6 +54,52 @@ func TestFetchedSet_S8_OncePerFleet(t *testing.T) {
 	}
 	if ok, err := sets[1].Has(ctx, "https://example.test/never"); ok || err != nil {
 		t.Errorf("Has(unfetched) = %v, %v", ok, err)
+	}
+}
+
+// S8: the fleet's set behaves as fetch expects, Remove included: a page
+// whose fetch failed for now (500, timeout) is fetched again later, not
+// reported a duplicate forever.
+func TestFetchedSet_S8_Conformance(t *testing.T) {
+	addr := needRedis(t)
+	oncetest.Run(t, func(t *testing.T) fetch.FetchedSet {
+		return &FetchedSet{Client: newClient(t, addr), Key: testPrefix() + "fetched"}
+	})
+}
+
+// S8: with the fleet's set, fetch.Fetcher gives back the mark of a fetch
+// that got a 500, so the next Get fetches the page again.
+func TestFetchedSet_S8_FailedPageFetchedAgain(t *testing.T) {
+	addr := needRedis(t)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if calls.Add(1) == 1 {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, "<p>up</p>")
+	}))
+	defer srv.Close()
+	bot := fetch.Bot{UserAgent: "TestBot/1.0", Once: true, Politeness: politeness.Policy{MinDelay: -1, BreakerThreshold: -1},
+		Fetched: &FetchedSet{Client: newClient(t, addr), Key: testPrefix() + "fetched"}}
+	f, err := fetch.NewFetcher(bot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.CloseIdleConnections()
+	ctx := context.Background()
+	for i, want := range []fetch.Outcome{fetch.Unreachable, fetch.OK, fetch.Duplicate} {
+		p, _ := f.Get(ctx, srv.URL+"/page")
+		if p == nil || p.Outcome != want {
+			t.Fatalf("Get #%d: %v, want %v", i+1, p, want)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d requests for the page, want 2 (the failed one, then the page)", n)
 	}
 }
 

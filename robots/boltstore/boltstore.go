@@ -37,12 +37,17 @@ type Store struct {
 var _ robots.Store = (*Store)(nil)
 
 // New returns a Store keeping its records in bucket (created if needed) of
-// db. The caller owns db and closes it.
+// db. The caller owns db and closes it. Open db with fetch/boltstate.OpenDB
+// to have a damaged file checked and moved aside before use (bbolt.Open
+// alone can crash on a truncated file).
 func New(db *bolt.DB, bucket string) (*Store, error) {
 	if db == nil || bucket == "" {
 		return nil, errors.New("boltstore: nil db or empty bucket name")
 	}
 	s := &Store{db: db, bucket: []byte(bucket)}
+	if db.IsReadOnly() {
+		return s, nil // the bucket is read if it exists
+	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(s.bucket)
 		return err

@@ -38,7 +38,9 @@ var _ sitemap.Store = (*Store)(nil)
 
 // New returns a Store that keeps its data in the named bucket of db,
 // creating the bucket if needed (db must then be writable). The caller
-// keeps ownership of db and closes it.
+// keeps ownership of db and closes it. Open db with
+// fetch/boltstate.OpenDB to have a damaged file checked and moved aside
+// before use (bbolt.Open alone can crash on a truncated file).
 func New(db *bbolt.DB, bucket string) (*Store, error) {
 	if db == nil || bucket == "" {
 		return nil, errors.New("boltstore: nil database or empty bucket name")

@@ -95,6 +95,11 @@ type Flags struct {
 	// key: -genkey prints its Signature Agent Card (and IP range file)
 	// after the JWKS.
 	Identity func(key ed25519.PrivateKey) (*identity.Kit, error)
+	// Resume makes the bot's crawl survive a crash: the frontier is kept in
+	// the state file (Session.Journal) and a URL counts as fetched, with
+	// its validators, only once its outcome is recorded there. Only for bots
+	// whose every fetch goes through a [Crawl] over such a frontier.
+	Resume bool
 }
 
 // Register adds the common flags to fs. defaultMaxPages < 0 leaves out

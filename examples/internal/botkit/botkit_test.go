@@ -38,6 +38,38 @@ func TestOpenStateCorruptMovedAside(t *testing.T) {
 	}
 }
 
+// A state file cut short (a full disk, a copy interrupted) is moved aside and
+// a fresh one started: the bot runs, it does not die of SIGBUS.
+func TestOpenStateTruncatedMovedAside(t *testing.T) {
+	good := filepath.Join(t.TempDir(), "good.db")
+	db, err := OpenState(good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucketIfNotExists([]byte("fetched"))
+		for i := range 500 {
+			b.Put([]byte(strings.Repeat("u", 40)+string(rune('a'+i%26))+strings.Repeat("x", i)), []byte("v"))
+		}
+		return nil
+	})
+	db.Close()
+	data, _ := os.ReadFile(good)
+	for _, n := range []int{100, 4096, 8192, 3 * 4096, len(data) / 4} {
+		path := filepath.Join(t.TempDir(), "s.db")
+		os.WriteFile(path, data[:n], 0o600)
+		var logs bytes.Buffer
+		db, err := OpenState(path, Logger(&logs, false))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		db.Close()
+		if kept, _ := filepath.Glob(path + ".corrupt-*"); len(kept) != 1 || !strings.Contains(logs.String(), kept[0]) {
+			t.Errorf("%d bytes: kept %v, log %q", n, kept, logs.String())
+		}
+	}
+}
+
 func TestOpenStateVersions(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.db")

@@ -57,11 +57,13 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			}
 			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err),
 				Retry: errors.Is(err, fetch.ErrRateLimited)}
-			if p != nil && err == nil && IsHTML(p) {
-				cp.Body = p.Body
+			if p != nil && p.FinalURL != "" {
 				if u, perr := url.Parse(p.FinalURL); perr == nil {
 					cp.FinalURL = u
 				}
+			}
+			if p != nil && err == nil && IsHTML(p) {
+				cp.Body = p.Body
 			}
 			return cp
 		},

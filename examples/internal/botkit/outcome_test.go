@@ -85,13 +85,13 @@ func TestSiteURLAndPageFile(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"http://a.test/":                 filepath.Join("a.test", "index.txt"),
-		"http://a.test:8080/news/x?id=1": filepath.Join("a.test_8080", "news", "x_id_1.txt"),
-		"http://a.test/../../etc/passwd": filepath.Join("a.test", "__", "__", "etc", "passwd.txt"),
-		"http://a.test/%2e%2e/x":         filepath.Join("a.test", "_2e_2e", "x.txt"),
-		"http://A.TEST.:080/":            filepath.Join("a.test", "index.txt"),
-		"http://\uff41\u3002test/":       filepath.Join("a.test", "index.txt"),
-		"http://[0::1]:8080/":            filepath.Join("[__1]_8080", "index.txt"),
+		"http://a.test/":                 filepath.Join("a.test", "index_.txt"),
+		"http://a.test:8080/news/x?id=1": filepath.Join("a.test_3a8080", "news", "x_3fid_3d1.txt"),
+		"http://a.test/../../etc/passwd": filepath.Join("a.test", "etc", "passwd.txt"),
+		"http://a.test/%2e%2e/x":         filepath.Join("a.test", "x.txt"),
+		"http://A.TEST.:080/":            filepath.Join("a.test", "index_.txt"),
+		"http://\uff41\u3002test/":       filepath.Join("a.test", "index_.txt"),
+		"http://[0::1]:8080/":            filepath.Join("_5b_3a_3a1_5d_3a8080", "index_.txt"),
 	} {
 		u, _ := url.Parse(in)
 		if got := PageFile(u); got != want || strings.Contains(got, "..") {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -84,7 +85,7 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 		return nil, ExitFailure, true
 	}
 	s.DB = db
-	if s.stores, err = openStores(db); err != nil {
+	if s.stores, err = openStores(db, f.Resume); err != nil {
 		db.Close()
 		fmt.Fprintf(env.Stderr, "%s: state %s: %v\n", f.Name, f.State, err)
 		return nil, ExitFailure, true
@@ -152,6 +153,16 @@ func eventReason(e politeness.Event) string {
 		r = e.Kind.String()
 	}
 	return r
+}
+
+// Journal returns the crawl journal kept in the state file, for
+// crawl.Frontier.Journal: nil unless the bot's Flags.Resume is set and it
+// has a state file.
+func (s *Session) Journal() crawl.Journal {
+	if s.stores.journal == nil {
+		return nil
+	}
+	return s.stores.journal
 }
 
 // RobotsEntry returns the robots.txt fetch outcome kept in the state file

@@ -20,9 +20,13 @@ type stores struct {
 	validators fetch.ValidatorStore
 	fetched    fetch.FetchedSet
 	sitemaps   sitemap.Store
+	journal    *journal // nil unless the bot resumes its crawls
 }
 
-func openStores(db *bolt.DB) (stores, error) {
+// openStores returns the stores over db; with resume, the fetched set and
+// validators are staged and committed by the crawl journal with each
+// outcome.
+func openStores(db *bolt.DB, resume bool) (stores, error) {
 	if db == nil {
 		return stores{robots: &robots.MemoryStore{}, validators: &fetch.MemoryValidators{},
 			fetched: &fetch.MemorySet{}, sitemaps: &sitemap.MemoryStore{}}, nil
@@ -31,7 +35,13 @@ func openStores(db *bolt.DB) (stores, error) {
 	if err != nil {
 		return stores{}, err
 	}
-	return stores{robots: st.Robots, validators: st.Validators, fetched: st.Fetched, sitemaps: st.Sitemaps}, nil
+	s := stores{robots: st.Robots, validators: st.Validators, fetched: st.Fetched, sitemaps: st.Sitemaps}
+	if resume {
+		g := st.Stage()
+		s.validators, s.fetched = g, g
+		s.journal = &journal{db: db, stage: g, done: st.Fetched}
+	}
+	return s, nil
 }
 
 // SitemapStore returns the sitemap.Store kept in the session's state file.

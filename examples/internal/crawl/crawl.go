@@ -6,11 +6,13 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+
+	"github.com/goodbot-go/goodbot/examples/internal/links"
 )
 
 // Page is what a bot's Get reports for one item.
 type Page struct {
-	FinalURL *url.URL // after redirects (nil: the item's URL)
+	FinalURL *url.URL // after redirects (nil: the item's URL); also the base of Body's links
 	Status   int
 	Outcome  string // the fetch outcome ("ok", "disallowed", "blocked", ...)
 	Body     []byte // HTML to read links from (nil: no links)
@@ -104,20 +106,34 @@ func (c *Crawler) worker(ctx context.Context, site string) {
 		}
 		c.mu.Unlock()
 		p := c.Get(ctx, it)
+		if ctx.Err() != nil {
+			// Interrupted: the outcome is not recorded, so a journaled
+			// item stays queued for the next run.
+			break
+		}
 		c.done.Add(1)
 		if c.OnPage != nil {
 			c.OnPage(it, p)
 		}
-		if p.Retry {
-			c.Frontier.Retry(it)
+		// One journal step records the outcome: the item leaves the queue
+		// (unless it is retried) together with the links it queued.
+		var step Step
+		if again, ok := c.retry(it, p); ok {
+			step.Queued = append(step.Queued, again)
+		} else {
+			step.Done = append(step.Done, it.Key)
+			if p.FinalURL != nil {
+				if k := links.Normalize(p.FinalURL); k != it.Key {
+					step.Done = append(step.Done, k)
+				}
+			}
 		}
 		if p.StopSite {
-			if n := c.Frontier.Drop(site); n > 0 {
+			step.Dropped = c.Frontier.drop(site)
+			if n := len(step.Dropped); n > 0 {
 				c.Log.Warn("giving up on site", "site", site, "dropped", n, "reason", p.Reason)
 			}
-			continue
-		}
-		if c.FollowLinks && len(p.Body) > 0 && (c.MaxDepth == 0 || it.Depth < c.MaxDepth) {
+		} else if c.FollowLinks && len(p.Body) > 0 && (c.MaxDepth == 0 || it.Depth < c.MaxDepth) {
 			base := p.FinalURL
 			if base == nil {
 				base = it.URL
@@ -126,13 +142,24 @@ func (c *Crawler) worker(ctx context.Context, site string) {
 			if c.CrossSite {
 				only = ""
 			}
-			added := c.Frontier.AddLinks(base, p.Body, it.Depth+1, only) > 0
-			if added {
-				c.schedule(ctx) // starts workers for other sites' new links
-			}
+			step.Queued = append(step.Queued, c.Frontier.links(base, p.Body, it.Depth+1, only)...)
+		}
+		if err := c.Frontier.Record(ctx, step); err != nil {
+			c.Log.Error("recording a page's outcome in the crawl journal", "url", it.URL.Redacted(), "err", err)
+		}
+		if len(step.Queued) > 0 {
+			c.schedule(ctx) // starts workers for other sites' new links
 		}
 	}
 	c.finish(site)
+}
+
+// retry queues it again when p asks for it (and it was not retried yet).
+func (c *Crawler) retry(it Item, p Page) (Item, bool) {
+	if !p.Retry {
+		return Item{}, false
+	}
+	return c.Frontier.retry(it)
 }
 
 func (c *Crawler) finish(site string) {

@@ -3,10 +3,16 @@
 // a page cap per site (H7, B10), and one worker per host so that many hosts
 // are crawled side by side (S11) while each host sees one request at a time
 // (the politeness transport enforces the per-host pacing underneath).
+//
+// With a [Journal] the frontier survives the process: every queued URL is
+// recorded, and a URL leaves the journal only in the step that records its
+// outcome, so a crawl killed at any moment resumes where it stopped
+// ([Frontier.Resume]) and marks no URL done whose outcome was not recorded.
 package crawl
 
 import (
 	"bytes"
+	"context"
 	"net/url"
 	"path"
 	"strings"
@@ -28,11 +34,82 @@ type Frontier struct {
 	// those that look like HTML pages). nil accepts every URL.
 	Accept func(u *url.URL) bool
 
+	// Journal, if set, keeps the queue across runs (see the package doc).
+	// Set it before the first Add.
+	Journal Journal
+
 	mu     sync.Mutex // guards the fields below
 	seen   map[string]bool
 	queues map[string][]Item
 	count  map[string]int
 	queued int
+	err    error // first journal error of Add and the like
+}
+
+// Journal keeps a [Frontier]'s queue in durable storage. Implementations
+// must be safe for concurrent use.
+type Journal interface {
+	// Load returns the items queued by earlier runs and not finished, in
+	// queue order, and the count of URLs admitted per site in that crawl.
+	Load(ctx context.Context) ([]Item, map[string]int, error)
+	// Done reports whether the outcome of the URL with normalised key was
+	// recorded (in this run or an earlier one).
+	Done(ctx context.Context, key string) (bool, error)
+	// Record applies step durably, all of it or nothing.
+	Record(ctx context.Context, step Step) error
+}
+
+// Step is one change of a journaled frontier.
+type Step struct {
+	// Done are the normalised URLs whose outcome is now recorded (a fetched
+	// item and the final URL of its redirects): they leave the queue and
+	// count as fetched.
+	Done []string
+	// Queued are items put in the queue (new, or again for a retry).
+	Queued []Item
+	// Dropped are the keys of queued items given up without a fetch.
+	Dropped []string
+}
+
+// Resume loads the queue an earlier run left in the journal and returns
+// how many items it holds. Call it before adding seeds.
+func (f *Frontier) Resume(ctx context.Context) (int, error) {
+	if f.Journal == nil {
+		return 0, nil
+	}
+	items, counts, err := f.Journal.Load(ctx)
+	if err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.init()
+	for _, it := range items {
+		if f.seen[it.Key] {
+			continue
+		}
+		f.seen[it.Key] = true
+		f.queues[it.Site] = append(f.queues[it.Site], it)
+		f.queued++
+	}
+	for site, n := range counts {
+		f.count[site] = max(f.count[site], n)
+	}
+	return len(items), nil
+}
+
+// Record applies step to the journal (nothing without one).
+func (f *Frontier) Record(ctx context.Context, step Step) error {
+	if f.Journal == nil || (len(step.Done) == 0 && len(step.Queued) == 0 && len(step.Dropped) == 0) {
+		return nil
+	}
+	return f.Journal.Record(ctx, step)
+}
+
+func (f *Frontier) init() {
+	if f.seen == nil {
+		f.seen, f.queues, f.count = map[string]bool{}, map[string][]Item{}, map[string]int{}
+	}
 }
 
 // Item is one URL to fetch.
@@ -60,69 +137,137 @@ func Site(u *url.URL) string {
 }
 
 // Add queues u unless it was seen before, its site is not allowed, or the
-// site's cap is reached. It reports whether u was queued.
+// site's cap is reached. It reports whether u was queued. A URL fetched in an
+// earlier run is queued again (the fetcher then reports it a duplicate);
+// with a Journal the item is recorded before Add returns.
+// A journal error is kept for [Frontier.Err]; the item stays queued in
+// memory.
 func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
+	it, ok := f.admit(u, depth, from)
+	if ok {
+		f.keep(f.Record(context.Background(), Step{Queued: []Item{it}}))
+	}
+	return ok
+}
+
+// AddAll is [Frontier.Add] for each of us at depth 0, with one journal
+// step for all of them (one write, however many seeds). It returns how many
+// were queued.
+func (f *Frontier) AddAll(us []*url.URL, from string) int {
+	var its []Item
+	for _, u := range us {
+		if it, ok := f.admit(u, 0, from); ok {
+			its = append(its, it)
+		}
+	}
+	f.keep(f.Record(context.Background(), Step{Queued: its}))
+	return len(its)
+}
+
+// keep remembers the first journal error of Add, AddLinks, Retry or Drop.
+func (f *Frontier) keep(err error) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// Err returns the first error the Journal returned to Add, AddLinks, Retry
+// or Drop (the crawl goes on in memory; a restart may not resume those
+// items).
+func (f *Frontier) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// admit queues u in memory (see Add) and returns its item.
+func (f *Frontier) admit(u *url.URL, depth int, from string) (Item, bool) {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false
+		return Item{}, false
 	}
 	key := links.Normalize(u)
 	site := Site(u)
 	if (f.Allowed != nil && !f.Allowed(site)) || (f.Accept != nil && !f.Accept(u)) {
-		return false
+		return Item{}, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen == nil {
-		f.seen, f.queues, f.count = map[string]bool{}, map[string][]Item{}, map[string]int{}
-	}
+	f.init()
 	if f.seen[key] {
-		return false
+		return Item{}, false
 	}
 	if f.MaxPerSite > 0 && f.count[site] >= f.MaxPerSite {
-		return false
+		return Item{}, false
 	}
 	f.seen[key] = true
 	f.count[site]++
 	f.queued++
 	v := *u
 	v.Fragment, v.RawFragment = "", ""
-	f.queues[site] = append(f.queues[site], Item{URL: &v, Key: key, Site: site, Depth: depth, From: from})
-	return true
+	it := Item{URL: &v, Key: key, Site: site, Depth: depth, From: from}
+	f.queues[site] = append(f.queues[site], it)
+	return it, true
 }
 
 // AddLinks queues the links of the HTML page body (found at base), except
-// rel=nofollow ones; with site set, only links to that site. It returns how
-// many were queued.
+// rel=nofollow ones and, with a Journal, those whose outcome an earlier run
+// recorded; with site set, only links to that site. It returns how many
+// were queued (recorded in the Journal in one step).
 func (f *Frontier) AddLinks(base *url.URL, body []byte, depth int, site string) int {
+	its := f.links(base, body, depth, site)
+	f.keep(f.Record(context.Background(), Step{Queued: its}))
+	return len(its)
+}
+
+// links is AddLinks without the journal: it returns the items queued.
+func (f *Frontier) links(base *url.URL, body []byte, depth int, site string) []Item {
 	ls, _ := links.Extract(base, bytes.NewReader(body))
-	n := 0
+	var out []Item
 	for _, l := range ls {
 		if strings.Contains(" "+l.Rel+" ", " nofollow ") || (site != "" && Site(l.URL) != site) {
 			continue
 		}
-		if f.Add(l.URL, depth, "link") {
-			n++
+		if f.Journal != nil && !f.Seen(l.URL) {
+			if done, err := f.Journal.Done(context.Background(), links.Normalize(l.URL)); err == nil && done {
+				f.MarkSeen(l.URL)
+				continue
+			}
+		}
+		if it, ok := f.admit(l.URL, depth, "link"); ok {
+			out = append(out, it)
 		}
 	}
-	return n
+	return out
 }
 
 // Retry queues it again at the end of its site's queue, for one more
 // attempt after a rate-limit answer (the pause itself is the politeness
 // transport's). It reports whether it was queued: an item is retried once.
 func (f *Frontier) Retry(it Item) bool {
+	again, ok := f.retry(it)
+	if ok {
+		f.keep(f.Record(context.Background(), Step{Queued: []Item{again}}))
+	}
+	return ok
+}
+
+// retry is Retry without the journal: it returns the item queued.
+func (f *Frontier) retry(it Item) (Item, bool) {
 	if it.Tries >= 1 {
-		return false
+		return Item{}, false
 	}
 	it.Tries++
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.queues == nil {
-		f.queues = map[string][]Item{}
-	}
+	f.init()
 	f.queues[it.Site] = append(f.queues[it.Site], it)
 	f.queued++
-	return true
+	return it, true
 }
 
 // Seen reports whether u was ever queued (S8).
@@ -137,9 +282,7 @@ func (f *Frontier) Seen(u *url.URL) bool {
 func (f *Frontier) MarkSeen(u *url.URL) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen == nil {
-		f.seen, f.queues, f.count = map[string]bool{}, map[string][]Item{}, map[string]int{}
-	}
+	f.init()
 	f.seen[links.Normalize(u)] = true
 }
 
@@ -164,12 +307,23 @@ func (f *Frontier) Next(site string) (Item, bool) {
 // Drop forgets the queued items of site (the site was given up on) and
 // returns how many there were.
 func (f *Frontier) Drop(site string) int {
+	keys := f.drop(site)
+	f.keep(f.Record(context.Background(), Step{Dropped: keys}))
+	return len(keys)
+}
+
+// drop is Drop without the journal: it returns the keys dropped.
+func (f *Frontier) drop(site string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := len(f.queues[site])
+	q := f.queues[site]
+	keys := make([]string, len(q))
+	for i, it := range q {
+		keys[i] = it.Key
+	}
 	delete(f.queues, site)
-	f.queued -= n
-	return n
+	f.queued -= len(q)
+	return keys
 }
 
 // Sites returns the sites with queued items.

@@ -22,7 +22,7 @@ const usage = "sofyabot [flags] URL...\n\n" +
 
 // Run is sofyabot's main. It returns the exit status.
 func Run(ctx context.Context, args []string, env botkit.Env) int {
-	f := botkit.Flags{Name: "sofyabot"}
+	f := botkit.Flags{Name: "sofyabot", Resume: true}
 	fs := f.FlagSet(env, 1000)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
 	parallel := fs.Int("parallel", 64, "`N` sites crawled at once (each site still gets one request at a time)")
@@ -48,14 +48,24 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	defer s.Close()
 
 	seeds := map[string]bool{}
-	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML}
+	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML, Journal: s.Journal()}
 	if !*wander {
 		front.Allowed = func(site string) bool { return seeds[site] }
 	}
 	sites, code := f.Sites(fs, env)
 	for _, u := range sites {
 		seeds[crawl.Site(u)] = true
-		front.Add(u, 0, "seed")
+	}
+	// The state file keeps the frontier: a crawl stopped at any moment
+	// (even by SIGKILL) continues where it stopped.
+	if n, err := front.Resume(ctx); err != nil {
+		s.Log.Warn("could not resume the last crawl; starting from the seeds", "err", err)
+	} else if n > 0 {
+		s.Log.Info("resuming the last crawl", "queued", n)
+	}
+	front.AddAll(sites, "seed")
+	if err := front.Err(); err != nil {
+		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
 	}
 	pages := &botkit.PageStore{Dir: *out, Log: s.Log}
 	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel,

@@ -1,0 +1,347 @@
+package boltstate_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/robots"
+)
+
+// The damage tests open hundreds of damaged copies of a state file in a child
+// process (the test binary re-run with damageEnv naming a JSON list of
+// cases), so that a crash bbolt cannot recover from (SIGBUS on a truncated
+// map) fails the test, naming the case, instead of killing it.
+const damageEnv = "GOODBOT_BOLTSTATE_DAMAGE"
+
+// damageCase is one damaged copy: the good file truncated to Truncate bytes
+// (>= 0), or with the byte at Flip inverted (>= 0).
+type damageCase struct {
+	Truncate int64 `json:"truncate"`
+	Flip     int64 `json:"flip"`
+}
+
+func (c damageCase) String() string {
+	if c.Truncate >= 0 {
+		return fmt.Sprintf("truncated to %d bytes", c.Truncate)
+	}
+	return fmt.Sprintf("byte %d flipped", c.Flip)
+}
+
+// damageResult is what the child saw for one case.
+type damageResult struct {
+	Case    int    `json:"case"`
+	Verdict string `json:"verdict"` // "valid" or "corrupt"
+	Problem string `json:"problem,omitempty"`
+}
+
+const goodURLs = 200
+
+func goodURL(i int) string { return fmt.Sprintf("http://a.test/page/%04d", i) }
+
+// goodFile writes a state file with enough records for branch pages,
+// overflow pages, several buckets and a freelist.
+func goodFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "good.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range goodURLs {
+		if _, err := st.Fetched.Add(ctx, goodURL(i)); err != nil {
+			t.Fatal(err)
+		}
+		if i%4 == 0 {
+			if err := st.Validators.Save(ctx, goodURL(i), fetch.Validator{ETag: fmt.Sprintf(`"%d"`, i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range 2 {
+		body := bytes.Repeat([]byte("Disallow: /x\n"), 400*(i+1)) // up to 16 KB: overflow pages
+		if err := st.Robots.Save(ctx, fmt.Sprintf("http://h%d.test:80", i), robots.Entry{Status: 200, Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Freed pages: remove some marks.
+	r := st.Fetched.(fetch.FetchedRemover)
+	for i := 0; i < goodURLs; i += 7 {
+		_ = r.Remove(ctx, goodURL(i))
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func damageMain() int {
+	var job struct {
+		Good  string       `json:"good"`
+		Dir   string       `json:"dir"`
+		Cases []damageCase `json:"cases"`
+	}
+	raw, err := os.ReadFile(os.Getenv(damageEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := json.Unmarshal(raw, &job); err != nil {
+		fmt.Fprintln(os.Stderr, "bad job:", err)
+		return 2
+	}
+	good, err := os.ReadFile(job.Good)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for i, c := range job.Cases {
+		// Say which case runs before running it: if it crashes the process,
+		// the parent knows which one did.
+		fmt.Fprintf(os.Stderr, "case %d\n", i)
+		r := openDamaged(job.Dir, i, c, good)
+		b, _ := json.Marshal(r)
+		out.Write(append(b, '\n'))
+	}
+	out.Flush()
+	return 0
+}
+
+// openDamaged writes case c's copy, opens it and uses every record of the
+// state. It reports "valid" (the file was kept and reads without a panic) or
+// "corrupt" (moved aside whole, and a fresh, empty state opened instead);
+// anything else is a Problem.
+func openDamaged(dir string, i int, c damageCase, good []byte) (r damageResult) {
+	r.Case = i
+	path := filepath.Join(dir, fmt.Sprintf("case%d.db", i))
+	bad := bytes.Clone(good)
+	if c.Truncate >= 0 {
+		bad = bad[:c.Truncate]
+	} else {
+		bad[c.Flip] ^= 0xFF
+	}
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		r.Problem = err.Error()
+		return r
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.Problem = fmt.Sprintf("panic: %v", p)
+		}
+	}()
+	var logged bytes.Buffer
+	st, err := boltstate.Open(path, &boltstate.Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		r.Problem = "Open: " + err.Error()
+		return r
+	}
+	defer st.Close()
+	aside, _ := filepath.Glob(path + ".corrupt-*")
+	ctx := context.Background()
+	if len(aside) == 0 {
+		r.Verdict = "valid"
+		if logged.Len() > 0 {
+			r.Problem = "kept, but logged: " + logged.String()
+		}
+	} else {
+		r.Verdict = "corrupt"
+		kept, _ := os.ReadFile(aside[0])
+		switch {
+		case len(aside) != 1 || !bytes.Equal(kept, bad):
+			r.Problem = fmt.Sprintf("moved aside as %v, not the damaged file whole", aside)
+		case !strings.Contains(logged.String(), "corrupt;") || !strings.Contains(logged.String(), aside[0]):
+			r.Problem = "no log line naming the kept file: " + logged.String()
+		}
+		if ok, _ := st.Fetched.Has(ctx, goodURL(1)); ok {
+			r.Problem = "the fresh state holds an old record"
+		}
+	}
+	// Use everything: every record of every bucket, and a write.
+	err = st.DB.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error { return nil })
+		})
+	})
+	if err != nil {
+		r.Problem = "reading: " + err.Error()
+	}
+	for j := range goodURLs {
+		_, _ = st.Fetched.Has(ctx, goodURL(j))
+		_, _, _ = st.Validators.Load(ctx, goodURL(j))
+	}
+	if _, err := st.Fetched.Add(ctx, "http://a.test/new"); err != nil {
+		r.Problem = "writing: " + err.Error()
+	}
+	return r
+}
+
+// runDamage runs cases in a child process and returns the verdicts, failing
+// t on a crash (naming the case) or on any case neither valid nor corrupt.
+func runDamage(t *testing.T, good string, cases []damageCase) []string {
+	t.Helper()
+	dir := t.TempDir()
+	job, _ := json.Marshal(map[string]any{"good": good, "dir": dir, "cases": cases})
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), damageEnv+"="+jobFile)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		last := stderr.String()
+		var n int
+		if i := strings.LastIndex(last, "case "); i >= 0 {
+			fmt.Sscanf(last[i:], "case %d", &n)
+		}
+		if i := strings.Index(last, fmt.Sprintf("case %d\n", n)); i >= 0 {
+			last = last[i:]
+		}
+		if len(last) > 3000 {
+			last = last[:3000]
+		}
+		t.Fatalf("the process crashed or hung on case %d (%v): %v\n%s", n, cases[n], err, last)
+	}
+	verdicts := make([]string, len(cases))
+	dec := json.NewDecoder(&stdout)
+	for {
+		var r damageResult
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		verdicts[r.Case] = r.Verdict
+		if r.Problem != "" {
+			t.Errorf("%v: %s", cases[r.Case], r.Problem)
+		}
+	}
+	for i, v := range verdicts {
+		if v != "valid" && v != "corrupt" {
+			t.Fatalf("%v: no verdict", cases[i])
+		}
+	}
+	return verdicts
+}
+
+func count(verdicts []string) map[string]int {
+	m := map[string]int{}
+	for _, v := range verdicts {
+		m[v]++
+	}
+	return m
+}
+
+// inUse returns the bytes of the good file's pages below its high-water mark.
+func inUse(t *testing.T, path string) int64 {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	db.View(func(tx *bbolt.Tx) error { n = tx.Size(); return nil })
+	return n
+}
+
+// A truncated state file is moved aside and a fresh one started: never a
+// SIGBUS. Truncations that keep every page in use are valid.
+func TestDamage_TruncatedFile(t *testing.T) {
+	good := goodFile(t)
+	fi, err := os.Stat(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := fi.Size()
+	var cases []damageCase
+	for _, n := range []int64{0, 1, 15, 16, 79, 80, 100, 512, 4095, 4096, 4096 + 80, 8191, 8192, 3 * 4096, 4 * 4096, 5*4096 + 7, size / 3, size / 2, size - 3*4096, size - 4096, size - 1} {
+		if n < size {
+			cases = append(cases, damageCase{Truncate: n, Flip: -1})
+		}
+	}
+	used := inUse(t, good)
+	verdicts := runDamage(t, good, cases)
+	for i, c := range cases {
+		if want := map[bool]string{true: "corrupt", false: "valid"}[c.Truncate > 0 && c.Truncate < used]; verdicts[i] != want {
+			t.Errorf("%v (pages in use end at %d): %s, want %s", c, used, verdicts[i], want)
+		}
+	}
+	t.Logf("%d truncations of a %d-byte file (%d in use): %v", len(cases), size, used, count(verdicts))
+}
+
+// A flipped byte anywhere in the meta pages or the data pages ends as a
+// valid file or as "corrupt, moved aside, fresh state": never a panic.
+func TestDamage_FlippedByte(t *testing.T) {
+	good := goodFile(t)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []damageCase
+	const page = 4096
+	used := inUse(t, good) // bytes past the high-water mark are never read
+	for off := int64(0); off < used; off++ {
+		inMeta := off < 2*page && off%page < 16+64  // page headers and meta fields of both meta pages
+		inHeader := off%page < 16                   // every page's header
+		inElems := off%page < 16+2*16 && off%7 == 0 // some of the first two elements' bytes
+		if inMeta || inHeader || inElems || off%701 == 0 {
+			cases = append(cases, damageCase{Truncate: -1, Flip: off})
+		}
+	}
+	start := time.Now()
+	counts := count(runDamage(t, good, cases))
+	t.Logf("%v", time.Since(start))
+	if counts["corrupt"] == 0 || counts["valid"] == 0 {
+		t.Errorf("verdicts %v: want both kinds among %d flips", counts, len(cases))
+	}
+	t.Logf("%d flipped bytes of %d: %v", len(cases), len(data), counts)
+}
+
+// The meta pages are checked whole: a flip in any byte of either meta's
+// fields is damage.
+func TestDamage_MetaPagesChecked(t *testing.T) {
+	good := goodFile(t)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []int{0, 4096} {
+		for off := base + 16; off < base+16+64; off++ {
+			bad := bytes.Clone(data)
+			bad[off] ^= 0xFF
+			p := filepath.Join(t.TempDir(), "m.db")
+			os.WriteFile(p, bad, 0o600)
+			if err := boltstate.Check(p); !errors.Is(err, boltstate.ErrCorrupt) {
+				t.Errorf("meta byte %d flipped: Check = %v, want ErrCorrupt", off, err)
+			}
+		}
+	}
+	if err := boltstate.Check(good); err != nil {
+		t.Errorf("good file: %v", err)
+	}
+	if err := boltstate.Check(filepath.Join(t.TempDir(), "missing.db")); err != nil {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package boltstate_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/fetch/oncetest"
+)
+
+func TestStage_Conformance(t *testing.T) {
+	oncetest.Run(t, func(t *testing.T) fetch.FetchedSet {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st.Stage()
+	})
+}
+
+// A staged mark or validator is not in the file until committed, and is
+// committed with the caller's own record in one transaction; a failed
+// commit writes nothing and keeps them staged.
+func TestStage_CommitWithOutcome(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bot.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	g := st.Stage()
+	const a, b = "http://a.test/a", "http://a.test/b"
+	for _, u := range []string{a, b} {
+		if ok, err := g.Add(ctx, u); !ok || err != nil {
+			t.Fatalf("Add(%s) = %v, %v", u, ok, err)
+		}
+		g.Save(ctx, u, fetch.Validator{ETag: `"` + u + `"`})
+	}
+	inFile := func(u string) (bool, bool) {
+		has, _ := st.Fetched.Has(ctx, u)
+		_, v, _ := st.Validators.Load(ctx, u)
+		return has, v
+	}
+	if m, v := inFile(a); m || v {
+		t.Fatalf("before Commit the file has mark %v validator %v", m, v)
+	}
+	if ok, _ := g.Has(ctx, a); !ok {
+		t.Error("Has of a staged mark = false")
+	}
+	if v, ok, _ := g.Load(ctx, a); !ok || v.ETag != `"`+a+`"` {
+		t.Errorf("Load of a staged validator = %v, %v", v, ok)
+	}
+
+	boom := errors.New("boom")
+	if err := g.Commit(ctx, []string{a}, func(tx *bbolt.Tx) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Commit with a failing record = %v", err)
+	}
+	if m, v := inFile(a); m || v {
+		t.Fatalf("a failed commit wrote mark %v validator %v", m, v)
+	}
+	err = g.Commit(ctx, []string{a}, func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte("outcomes"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(a), []byte("ok"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, v := inFile(a); !m || !v {
+		t.Errorf("after Commit the file has mark %v validator %v", m, v)
+	}
+	if m, v := inFile(b); m || v {
+		t.Errorf("an uncommitted URL reached the file: mark %v validator %v", m, v)
+	}
+	if ok, _ := g.Add(ctx, a); ok {
+		t.Error("Add of a committed URL = true")
+	}
+	if ok, _ := st.Stage().Add(ctx, b); !ok {
+		t.Error("a new Stage (a restarted process) sees an uncommitted mark")
+	}
+}
