@@ -48,7 +48,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	if *file == "" && f.GenKey == "" && !*list && *serve == "" {
-		fs.Usage()
+		botkit.UsageError(fs, "-listings is required")
 		return botkit.ExitUsage
 	}
 	if len(fs.Args()) > 0 {
@@ -142,7 +142,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	close(work)
 	wg.Wait()
-	return code
+	return s.Exit(ctx, code)
 }
 
 // selectDue returns the listings due now, or the one asked for by recheck.
