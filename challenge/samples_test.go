@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // samplesDir is ../shared/challenge-samples relative to the repository root.
@@ -56,9 +58,9 @@ type sample struct {
 
 func loadSamples(t *testing.T) []sample {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Shared(t, "challenge-samples"), "*", "*.json"))
 	if len(files) == 0 {
-		t.Skipf("no samples in %s", samplesDir)
+		testenv.Missing(t, "no samples in %s", samplesDir)
 	}
 	var out []sample
 	for _, f := range files {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
@@ -26,8 +27,9 @@ var interopOnce sync.Once // the npm install runs at most once per test binary
 
 // TestInterop_D2_NpmWebBotAuth checks both directions against Cloudflare's
 // npm web-bot-auth: our quoted-string signature verifies with theirs, and
-// theirs verifies with ours. It skips when node or npm is missing, or when
-// the install fails (offline), and in -short mode.
+// theirs verifies with ours. When node or npm is missing, or the install
+// fails (offline), it skips, or fails under CI (testenv.Missing); it skips
+// in -short mode.
 func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop needs npm; skipped in -short mode")
@@ -35,7 +37,7 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 	node, errNode := exec.LookPath("node")
 	npm, errNpm := exec.LookPath("npm")
 	if errNode != nil || errNpm != nil {
-		t.Skip("node or npm not installed")
+		testenv.Missing(t, "node or npm not installed")
 	}
 	ran := false
 	interopOnce.Do(func() { ran = true })
@@ -56,7 +58,7 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 	install.Env = npmEnv(dir)
 	install.WaitDelay = 5 * time.Second // a child left holding the pipes must not hang the test
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("npm install %s failed (offline?): %v\n%s", npmWebBotAuth, err, out)
+		testenv.Missing(t, "npm install %s failed (offline?): %v\n%s", npmWebBotAuth, err, out)
 	}
 
 	node1 := func(job map[string]any) (map[string]any, error) {
@@ -83,7 +85,7 @@ func TestInterop_D2_NpmWebBotAuth(t *testing.T) {
 	// The package must load on this node (an old node lacks WebCrypto
 	// Ed25519 or the Fetch API): that is the machine, not our signatures.
 	if ans, err := node1(map[string]any{"mode": "probe"}); err != nil || ans["ok"] != true {
-		t.Skipf("%s does not run on this node: %v %v", npmWebBotAuth, err, ans)
+		testenv.Missing(t, "%s does not run on this node: %v %v", npmWebBotAuth, err, ans)
 	}
 	run := func(job map[string]any) map[string]any {
 		t.Helper()

@@ -12,6 +12,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // news adds a site of n linked stories to w.
@@ -184,7 +185,7 @@ func TestSofya_S11_ThroughputGrowsWithHosts(t *testing.T) {
 // S2: outgoing connections are bound to the configured source address.
 func TestSofya_S2_SourceAddress(t *testing.T) {
 	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
-		t.Skipf("cannot bind 127.0.0.2 here: %v", err) // loopback is 127.0.0.1 only on some systems
+		testenv.Missing(t, "cannot bind 127.0.0.2 here: %v", err) // loopback is 127.0.0.1 only on some systems
 	} else {
 		ln.Close()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
@@ -50,11 +51,12 @@ func setupRedis() (stop func()) {
 	return stop
 }
 
-// needRedis skips t when no Redis is available and returns its address.
+// needRedis returns the address of the tests' Redis; without one t skips,
+// or fails under CI (testenv.Missing).
 func needRedis(t testing.TB) string {
 	t.Helper()
 	if redisAddr == "" {
-		t.Skip("no Redis: " + noRedis)
+		testenv.Missing(t, "no Redis: %s", noRedis)
 	}
 	return redisAddr
 }
