@@ -331,3 +331,9 @@ func TestBothy_BadInput(t *testing.T) {
 		}
 	})
 }
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestBothy_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, bothy.Run, signingtest.BothyKey(), bottest.CrawlCases("-out"))
+}

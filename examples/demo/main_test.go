@@ -97,3 +97,11 @@ func TestDemo_Help(t *testing.T) {
 		t.Errorf("-h:\n%s%s", out.Stdout, out.Stderr)
 	}
 }
+
+// A bad flag: exit 1 and one line naming it, nothing run.
+func TestDemo_BadFlag(t *testing.T) {
+	out := bottest.RunWith(t, demo.Run, nil, 1, "-scale", "fast")
+	if want := `demo: invalid value "fast" for flag -scale`; !strings.HasPrefix(out.Stderr, want) || strings.Count(out.Stderr, "\n") != 1 || out.Stdout != "" {
+		t.Errorf("want one line %q...:\n%s%s", want, out.Stdout, out.Stderr)
+	}
+}

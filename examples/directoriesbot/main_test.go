@@ -353,3 +353,40 @@ func TestDirectories_D2_ServeKeys(t *testing.T) {
 		t.Errorf("exit %d after the context ended\n%s", code, stderr.String())
 	}
 }
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done. A
+// quote left open in the listings file spoils its own line only: the rows
+// before and after it are checked.
+func TestDirectories_ExitStatus(t *testing.T) {
+	listingsFile := func(urls ...string) string {
+		var rows []string
+		for _, u := range urls {
+			if strings.HasPrefix(u, `"`) {
+				rows = append(rows, u) // a malformed line, as is
+				continue
+			}
+			rows = append(rows, u+",https://dir.test/l,dir.test,daily")
+		}
+		p := filepath.Join(t.TempDir(), "listings.csv")
+		if err := os.WriteFile(p, []byte("listing_url,backlink,directory,schedule\n"+strings.Join(rows, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := listingsFile("http://ok.test/")
+	bottest.CheckExitStatus(t, directories.Run, signingtest.DirectoriesKey(), []bottest.ExitCase{
+		{Name: "unknown flag", Args: []string{"-nope", "-listings", ok}, Code: 1, Line: "flag provided but not defined: -nope"},
+		{Name: "bad flag value", Args: []string{"-parallel", "many", "-listings", ok}, Code: 1, Line: `invalid value "many" for flag -parallel`},
+		{Name: "no listings", Code: 1, Line: "-listings is required"},
+		{Name: "listings file missing", Args: []string{"-listings", filepath.Join(t.TempDir(), "none.csv")}, Code: 1, Line: "none.csv: no such file"},
+		{Name: "unbalanced quote", Code: 3, Line: "line 3: column",
+			Args: []string{"-listings", listingsFile("http://ok.test/", `"http://ok.test/x,https://dir.test/l,dir.test,daily`, "http://ok.test/a", "http://stop.test/b")},
+			Done: []string{"ok.test/", "ok.test/a", "stop.test/b"}},
+		{Name: "unreachable site", Args: []string{"-listings", listingsFile("http://dead.test/", "http://ok.test/")}, Code: 3, Done: []string{"dead.test/robots.txt", "ok.test/"}},
+		{Name: "timeout", Args: []string{"-listings", listingsFile("http://hang.test/", "http://ok.test/")}, Code: 3, Done: []string{"hang.test/", "ok.test/"}},
+		{Name: "stdout full", Args: []string{"-listings", ok}, FullStdout: true, Code: 3, Line: "results not written", Done: []string{"ok.test/"}},
+		{Name: "interrupted", Args: []string{"-parallel", "1", "-listings", listingsFile("http://stop.test/", "http://stop.test/b")}, Interrupt: true, Code: 3, Line: "interrupted", Done: []string{"stop.test/"}},
+		{Name: "all well", Args: []string{"-listings", ok}, Code: 0, Done: []string{"ok.test/"}},
+	})
+}

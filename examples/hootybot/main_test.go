@@ -196,3 +196,9 @@ func TestHooty_H6_DeadHostGivenUp(t *testing.T) {
 		}
 	})
 }
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestHooty_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, hooty.Run, nil, bottest.CrawlCases("-out"))
+}

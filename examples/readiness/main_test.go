@@ -104,3 +104,9 @@ func TestReadiness_B10_FullCrawlCapped(t *testing.T) {
 		}
 	})
 }
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestReadiness_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, readiness.Run, signingtest.BothyKey(), bottest.CrawlCases("-report"))
+}

@@ -209,3 +209,9 @@ func TestSofya_S2_SourceAddress(t *testing.T) {
 		t.Errorf("bad -source: no clear message:\n%s", out.Stderr)
 	}
 }
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestSofya_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, sofya.Run, nil, bottest.CrawlCases("-out"))
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,10 +68,21 @@ func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, w
 // interrupt (Ctrl-C).
 func RunContext(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTripper, scale float64, want int, args ...string) *Output {
 	t.Helper()
+	return runIn(t, ctx, run, tr, scale, want, nil, args...)
+}
+
+// runIn is [RunContext] with the bot's stdout going to w instead of
+// Output.Stdout (nil: captured in Output.Stdout).
+func runIn(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTripper, scale float64, want int, w io.Writer, args ...string) *Output {
+	t.Helper()
 	var stdout, stderr botkit.SyncBuffer
+	var sout io.Writer = &stdout
+	if w != nil {
+		sout = w
+	}
 	out := &Output{}
 	var mu sync.Mutex
-	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
+	env := botkit.Env{Stdout: sout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
 		mu.Lock()
 		out.Events = append(out.Events, e)
 		mu.Unlock()

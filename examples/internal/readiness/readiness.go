@@ -99,6 +99,9 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		p, err := c.f.Get(ctx, raw)
 		r := botkit.ResultOf(raw, p, err)
 		c.s.Out.Emit(r)
+		if botkit.Failed(err) {
+			c.s.WorkFailed("not read", "url", raw, "outcome", r.Outcome, "why", r.Reason)
+		}
 		add(item(kind, r))
 		return p, err
 	}
