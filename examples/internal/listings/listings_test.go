@@ -45,7 +45,9 @@ func TestParseCSV(t *testing.T) {
 // a quoted field never spans lines.
 func TestParseCSV_BadQuoteSpoilsOneLine(t *testing.T) {
 	const head = "listing_url,backlink,directory,schedule\n"
-	row := func(n int) string { return fmt.Sprintf("http://biz.test/%d,https://dir.test/l/%d,dir.test,weekly\n", n, n) }
+	row := func(n int) string {
+		return fmt.Sprintf("http://biz.test/%d,https://dir.test/l/%d,dir.test,weekly\n", n, n)
+	}
 	tests := []struct {
 		name, in string
 		good     []int // lines of the listings read
