@@ -57,7 +57,7 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 			fetchtest.NotFetched("docs.test", "/manual.pdf", "/cart", "/checkout", "/login", "/subscribe", "/in-form"), // H7
 			fetchtest.OnlyGetHead(), fetchtest.NoCookies(),
 		)
-		if w.Requests()[0].Path != "/robots.txt" {
+		if reqs := w.Requests(); len(reqs) == 0 || reqs[0].Path != "/robots.txt" {
 			t.Error("H2: robots.txt not first")
 		}
 		if reqs := w.RequestsTo("docs.test", "/page.php"); len(reqs) != 1 || reqs[0].RawQuery != "x=1" {

@@ -71,7 +71,7 @@ func CrawlCases(outFlag string) []ExitCase {
 	if outFlag != "" {
 		// /dev/full is not a directory: nothing can be written under it.
 		cases = append(cases, ExitCase{Name: "write failure", Args: []string{outFlag, "/dev/full/out", "http://ok.test/"}, Code: 3,
-			Line: "/dev/full/out", Done: []string{"ok.test/"}})
+			Line: "/dev/full", Done: []string{"ok.test/"}})
 	}
 	return cases
 }
