@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/robots"
 	"go.uber.org/goleak"
 )
 
@@ -217,6 +218,7 @@ func TestChecks_FailOnEmptyRun(t *testing.T) {
 		"Allowed":           Allowed(func(string, string) bool { return true }),
 		"Signed":            Signed(verify),
 		"SignedOnArrival":   SignedOnArrival(),
+		"ObeysRobots":       New().ObeysRobots(robots.Agent{Token: "bot"}),
 		"AtLeast":           AtLeast("a.test", 1),
 		"None":              None("a.test"),
 	}
