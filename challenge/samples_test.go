@@ -12,9 +12,6 @@ import (
 	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
-// samplesDir is ../shared/challenge-samples relative to the repository root.
-var samplesDir = filepath.Join("..", "..", "shared", "challenge-samples")
-
 // namedVendors are the vendors the package names; a sample labelled
 // "unknown" may get any other name (or "").
 var namedVendors = []string{"cloudflare", "akamai", "imperva", "sucuri", "ddos-guard", "qrator", "aws-waf",
@@ -58,9 +55,10 @@ type sample struct {
 
 func loadSamples(t *testing.T) []sample {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(testenv.Shared(t, "challenge-samples"), "*", "*.json"))
+	dir := testenv.Shared(t, "challenge-samples")
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if len(files) == 0 {
-		testenv.Missing(t, "no samples in %s", samplesDir)
+		testenv.Missing(t, "no samples in %s", dir)
 	}
 	var out []sample
 	for _, f := range files {
@@ -75,7 +73,7 @@ func loadSamples(t *testing.T) []sample {
 		if s.body, err = os.ReadFile(strings.TrimSuffix(f, ".json") + ".html"); err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(samplesDir, f)
+		rel, _ := filepath.Rel(dir, f)
 		s.name = strings.TrimSuffix(filepath.ToSlash(rel), ".json")
 		out = append(out, s)
 	}
