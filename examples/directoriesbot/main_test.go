@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -391,3 +392,25 @@ func TestDirectories_ExitStatus(t *testing.T) {
 		{Name: "all well", Args: []string{"-listings", ok}, Code: 0, Done: []string{"ok.test/"}},
 	})
 }
+
+// -list onto a full disk: the records are not all printed, so exit 3 with a
+// line saying so.
+func TestDirectories_ListOntoFullDisk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		state := bottest.StatePath(t)
+		file := writeListings(t, []row{{"http://ok.test/partners", "citydir.test", "daily"}}, "")
+		bottest.Run(t, directories.Run, web(), 0, bottest.Args(t, signingtest.DirectoriesKey(), state, "-listings", file)...)
+		if recs := records(t, state); len(recs) != 1 {
+			t.Fatalf("%d records", len(recs))
+		}
+		var stderr botkit.SyncBuffer
+		code := directories.Run(context.Background(), []string{"-state", state, "-list"}, botkit.Env{Stdout: fullDisk{}, Stderr: &stderr})
+		if code != 3 || !strings.Contains(stderr.String(), "records not written") {
+			t.Errorf("exit %d, want 3\n%s", code, stderr.String())
+		}
+	})
+}
+
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }

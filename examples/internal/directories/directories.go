@@ -259,7 +259,10 @@ func printRecords(store *listings.Store, env botkit.Env) int {
 	}
 	enc := json.NewEncoder(env.Stdout)
 	for _, r := range recs {
-		_ = enc.Encode(r)
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintln(env.Stderr, "directoriesbot: records not written:", err)
+			return botkit.ExitPartial
+		}
 	}
 	return botkit.ExitOK
 }
