@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -404,13 +403,9 @@ func TestDirectories_ListOntoFullDisk(t *testing.T) {
 			t.Fatalf("%d records", len(recs))
 		}
 		var stderr botkit.SyncBuffer
-		code := directories.Run(context.Background(), []string{"-state", state, "-list"}, botkit.Env{Stdout: fullDisk{}, Stderr: &stderr})
+		code := directories.Run(context.Background(), []string{"-state", state, "-list"}, botkit.Env{Stdout: bottest.FullDisk{}, Stderr: &stderr})
 		if code != 3 || !strings.Contains(stderr.String(), "records not written") {
 			t.Errorf("exit %d, want 3\n%s", code, stderr.String())
 		}
 	})
 }
-
-type fullDisk struct{}
-
-func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }

@@ -96,7 +96,7 @@ func CheckExitStatus(t *testing.T, run RunFunc, key ed25519.PrivateKey, cases []
 				}
 				var stdout io.Writer
 				if c.FullStdout {
-					stdout = fullWriter{}
+					stdout = FullDisk{}
 				}
 				out := runIn(t, ctx, run, w.RoundTripper(), 1, c.Code, stdout, Args(t, key, "", c.Args...)...)
 				if c.Line != "" && !strings.Contains(out.Stderr, c.Line) {
@@ -122,9 +122,10 @@ func CheckExitStatus(t *testing.T, run RunFunc, key ed25519.PrivateKey, cases []
 	}
 }
 
-// fullWriter fails every write, as a full disk does.
-type fullWriter struct{}
+// FullDisk is a writer that fails every write, as a full disk does.
+type FullDisk struct{}
 
-func (fullWriter) Write([]byte) (int, error) { return 0, errNoSpace }
+// Write returns an error, writing nothing.
+func (FullDisk) Write([]byte) (int, error) { return 0, errNoSpace }
 
 var errNoSpace = errors.New("no space left on device")
