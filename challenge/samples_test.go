@@ -8,10 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// samplesDir is ../shared/challenge-samples relative to the repository root.
-var samplesDir = filepath.Join("..", "..", "shared", "challenge-samples")
+	"github.com/goodbot-go/goodbot/internal/testenv"
+)
 
 // namedVendors are the vendors the package names; a sample labelled
 // "unknown" may get any other name (or "").
@@ -56,12 +55,10 @@ type sample struct {
 
 func loadSamples(t *testing.T) []sample {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(samplesDir, "*", "*.json"))
+	dir := testenv.Shared(t, "challenge-samples")
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if len(files) == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no samples in %s (CI is set: the shared data must be there)", samplesDir)
-		}
-		t.Skipf("no samples in %s (a developer machine without ../shared)", samplesDir)
+		testenv.Missing(t, "no samples in %s", dir)
 	}
 	var out []sample
 	for _, f := range files {
@@ -76,7 +73,7 @@ func loadSamples(t *testing.T) []sample {
 		if s.body, err = os.ReadFile(strings.TrimSuffix(f, ".json") + ".html"); err != nil {
 			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(samplesDir, f)
+		rel, _ := filepath.Rel(dir, f)
 		s.name = strings.TrimSuffix(filepath.ToSlash(rel), ".json")
 		out = append(out, s)
 	}

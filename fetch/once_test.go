@@ -141,12 +141,12 @@ func TestChallenge_C6_C7_RateLimitPageIsRateLimited(t *testing.T) {
 			}
 			start := time.Now()
 			get(t, f, u, fetch.OK)
-			if path == "/limited" && time.Since(start) < time.Minute {
-				t.Errorf("refetch after %v, want the host paused (default backoff 1m)", time.Since(start))
+			if path == "/limited" && time.Since(start) != time.Minute {
+				t.Errorf("refetch after %v, want the host paused the default backoff, 1m", time.Since(start))
 			}
 		}
 		get(t, f, "http://a.test/challenge", fetch.Blocked)
 		get(t, f, "http://a.test/challenge", fetch.Duplicate)
-		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+		w.Check(t, fetchtest.AtLeast("a.test", 6), fetchtest.NoOverlap())
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
@@ -126,7 +127,7 @@ func TestState_D3_ExactURLOnly(t *testing.T) {
 func TestState_S2_LocalAddr(t *testing.T) {
 	src := netip.MustParseAddr("127.0.0.2")
 	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
-		t.Skipf("cannot bind %v here: %v", src, err)
+		testenv.Missing(t, "cannot bind %v here: %v", src, err)
 	} else {
 		ln.Close()
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // samplesDir is ../shared/sitemap-samples relative to the repository root.
@@ -31,9 +33,10 @@ type manifest struct {
 // (loc, lastmod) pairs, the detected format, and, where the manifest
 // assumes a sitemap URL, the count under the sitemaps.org location rule.
 func TestSamples(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(samplesDir, "manifest.json"))
+	dir := testenv.Shared(t, "sitemap-samples")
+	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
-		t.Skipf("samples absent: %v", err)
+		testenv.Missing(t, "sitemap samples: %v", err)
 	}
 	var m manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -43,9 +46,9 @@ func TestSamples(t *testing.T) {
 		"rss": FormatRSS, "atom": FormatAtom, "rss1.0-rdf": FormatRDF}
 	for _, f := range m.Files {
 		t.Run(f.File, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(samplesDir, f.File))
+			data, err := os.ReadFile(filepath.Join(dir, f.File))
 			if err != nil {
-				t.Skip(err)
+				testenv.Missing(t, "sitemap sample listed in the manifest: %v", err)
 			}
 			got, r := collect(t, data, nil)
 			if r.Err() != nil && !errors.Is(r.Err(), ErrSyntax) {

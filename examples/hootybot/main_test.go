@@ -46,8 +46,9 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := docs("User-agent: HootyBot\nDisallow: /internal/\nDisallow: /*.php$\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /\n")
 		outDir := t.TempDir()
-		out := bottest.MustRun(t, hooty.Run, w, args(t, "-out", outDir, "http://docs.test/")...)
+		out := bottest.Run(t, hooty.Run, w, 0, args(t, "-out", outDir, "http://docs.test/")...)
 		w.Check(t,
+			fetchtest.AtLeast("docs.test", 9),                                         // robots, /, /guide, /guide/2, /guide/3, /faq, /export, /shield, /page.php?x=1
 			fetchtest.UserAgent(profiles.HootyUA), fetchtest.From(profiles.HootyFrom), // H1
 			fetchtest.Allowed(func(host, pq string) bool { // H2: HootyBot's group; $ anchors at the end
 				return pq != "/page.php" && !strings.HasPrefix(pq, "/internal/")
@@ -56,7 +57,7 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 			fetchtest.NotFetched("docs.test", "/manual.pdf", "/cart", "/checkout", "/login", "/subscribe", "/in-form"), // H7
 			fetchtest.OnlyGetHead(), fetchtest.NoCookies(),
 		)
-		if w.Requests()[0].Path != "/robots.txt" {
+		if reqs := w.Requests(); len(reqs) == 0 || reqs[0].Path != "/robots.txt" {
 			t.Error("H2: robots.txt not first")
 		}
 		if reqs := w.RequestsTo("docs.test", "/page.php"); len(reqs) != 1 || reqs[0].RawQuery != "x=1" {
@@ -88,10 +89,16 @@ func TestHooty_H1_H2_H3_H7_H8_Crawl(t *testing.T) {
 func TestHooty_H3_HalfSecond_H7_PageCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := docs("User-agent: *\nAllow: /\n")
-		bottest.Run(t, hooty.Run, w, args(t, "-max-pages", "3", "http://docs.test/")...)
-		w.Check(t, fetchtest.MinGap(500*time.Millisecond), fetchtest.NoOverlap())
-		if n := w.Count("docs.test", "") - w.Count("docs.test", "/robots.txt"); n != 3 {
+		bottest.Run(t, hooty.Run, w, 0, args(t, "-max-pages", "3", "http://docs.test/")...)
+		w.Check(t, fetchtest.NoOverlap())
+		reqs := w.RequestsTo("docs.test")
+		if n := len(reqs) - w.Count("docs.test", "/robots.txt"); n != 3 {
 			t.Errorf("H7: %d pages fetched with -max-pages 3", n)
+		}
+		for i := 1; i < len(reqs); i++ { // fake time: exactly the promised half second
+			if gap := reqs[i].Start.Sub(reqs[i-1].End); gap != 500*time.Millisecond {
+				t.Errorf("H3: gap before %s was %v, want 500ms", reqs[i].Path, gap)
+			}
 		}
 	})
 }
@@ -105,8 +112,21 @@ func TestHooty_H4_RetryAfterExactOrGiveUp(t *testing.T) {
 		w.Host("long.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 		w.Host("long.test").Handle("/", fetchtest.HTML(`<a href="/a">a</a><a href="/b">b</a>`))
 		w.Host("long.test").Handle("/a", fetchtest.RetryAfter(http.StatusServiceUnavailable, "7200"))
-		out := bottest.Run(t, hooty.Run, w, args(t, "-max-wait", "10m", "http://docs.test/", "http://long.test/")...)
+		out := bottest.Run(t, hooty.Run, w, 3, args(t, "-max-wait", "10m", "http://docs.test/", "http://long.test/")...) // 3: long.test given up
 		w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
+		reqs := w.RequestsTo("docs.test")
+		waited := false
+		for i := 0; i+1 < len(reqs); i++ {
+			if reqs[i].Status == http.StatusTooManyRequests {
+				if gap := reqs[i+1].Start.Sub(reqs[i].End); gap != 30*time.Second {
+					t.Errorf("H4: Retry-After 30 followed after %v, want exactly 30s", gap)
+				}
+				waited = true
+			}
+		}
+		if !waited || w.Count("docs.test", "/guide") != 2 {
+			t.Errorf("H4: 429 seen %v, /guide fetched %d times, want the 429, then the page", waited, w.Count("docs.test", "/guide"))
+		}
 		if n := w.Count("long.test", "/a"); n != 1 {
 			t.Errorf("H4: the page answering Retry-After 7200 was fetched %d times, want 1", n)
 		}
@@ -129,7 +149,10 @@ func TestHooty_H5_RobotsServerError_H9_WithinAnHour(t *testing.T) {
 		w := docs("")
 		w.Host("docs.test").Handle("/robots.txt", fetchtest.Status(http.StatusInternalServerError))
 		a := args(t)
-		out := bottest.Run(t, hooty.Run, w, append(a, "http://docs.test/")...)
+		out := bottest.Run(t, hooty.Run, w, 3, append(a, "http://docs.test/")...)
+		if w.Count("docs.test", "/robots.txt") == 0 {
+			t.Error("H5: robots.txt never asked for")
+		}
 		if n := w.Count("docs.test", ""); n != w.Count("docs.test", "/robots.txt") {
 			t.Errorf("H5: %d requests beyond robots.txt while it answered 500", n-w.Count("docs.test", "/robots.txt"))
 		}
@@ -140,7 +163,7 @@ func TestHooty_H5_RobotsServerError_H9_WithinAnHour(t *testing.T) {
 		time.Sleep(61 * time.Minute)
 		w.Host("docs.test").Handle("/robots.txt", fetchtest.Robots("User-agent: HootyBot\nDisallow: /guide\n"))
 		w.Reset()
-		bottest.Run(t, hooty.Run, w, append(a, "http://docs.test/")...)
+		bottest.Run(t, hooty.Run, w, 0, append(a, "http://docs.test/")...)
 		if w.Count("docs.test", "/faq") != 1 {
 			t.Error("H5: site not crawled once robots.txt was readable again")
 		}
@@ -148,8 +171,8 @@ func TestHooty_H5_RobotsServerError_H9_WithinAnHour(t *testing.T) {
 		time.Sleep(61 * time.Minute)
 		w.Host("docs.test").Handle("/robots.txt", fetchtest.Robots("User-agent: HootyBot\nDisallow: /\n"))
 		w.Reset()
-		bottest.Run(t, hooty.Run, w, append(a, "http://docs.test/")...)
-		if n := w.Count("docs.test", ""); n != 1 {
+		bottest.Run(t, hooty.Run, w, 3, append(a, "http://docs.test/")...) // 3: nothing the bot may read
+		if n := w.Count("docs.test", ""); n != 1 || w.Count("docs.test", "/robots.txt") != 1 {
 			t.Errorf("H9: a block written an hour ago not honoured: %d requests", n)
 		}
 	})
@@ -164,12 +187,18 @@ func TestHooty_H6_DeadHostGivenUp(t *testing.T) {
 			h.Handle(p, fetchtest.Reset())
 		}
 		h.Fallback(fetchtest.Reset())
-		out := bottest.Run(t, hooty.Run, w, args(t, "http://docs.test/")...)
-		if n := w.Count("docs.test", ""); n > 1+1+3 {
+		out := bottest.Run(t, hooty.Run, w, 3, args(t, "http://docs.test/")...)
+		if n := w.Count("docs.test", ""); n != 1+1+3 {
 			t.Errorf("H6: %d requests to a dead host, want robots + home + at most 3 failures", n)
 		}
 		if !strings.Contains(out.Stderr, "giving up on site") && !strings.Contains(out.Stderr, "site stopped") {
 			t.Errorf("H6: no give-up reported:\n%s", out.Stderr)
 		}
 	})
+}
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestHooty_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, hooty.Run, nil, bottest.CrawlCases("-out"))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // news adds a site of n linked stories to w.
@@ -47,8 +48,9 @@ func TestSofya_S1_S3_S4_S5_S7_S8_S9_Crawl(t *testing.T) {
 		w := fetchtest.New()
 		news(w, "a.test", "User-agent: SofyaBot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n", 4)
 		news(w, "b.test", "User-agent: *\nDisallow: /private/\nCrawl-delay: 3\n", 4)
-		out := bottest.MustRun(t, sofya.Run, w, args(t, "", "http://a.test/", "http://b.test/")...)
+		out := bottest.Run(t, sofya.Run, w, 0, args(t, "", "http://a.test/", "http://b.test/")...)
 		w.Check(t,
+			fetchtest.AtLeast("a.test", 8), fetchtest.AtLeast("b.test", 8), // robots, /, 4 stories, /members, /premium
 			fetchtest.UserAgent(profiles.SofyaUA),                                 // S1
 			fetchtest.NotFetched("a.test", "/private/x"),                          // S3: its group, not *
 			fetchtest.NotFetched("b.test", "/private/x"),                          // S3: * when it has none
@@ -69,11 +71,16 @@ func TestSofya_S1_S3_S4_S5_S7_S8_S9_Crawl(t *testing.T) {
 		if r, _ := out.Result("http://a.test/premium"); r.Outcome != "auth_required" {
 			t.Errorf("S9: redirect to login: %+v", r)
 		}
-		// S5: jitter: the gaps on a.test are not all the same.
+		// S5: at most one request a second, with jitter: every gap on a.test
+		// is 1 s plus up to the profile's half second, and not all the same.
 		reqs := w.RequestsTo("a.test")
 		gaps := map[time.Duration]bool{}
 		for i := 1; i < len(reqs); i++ {
-			gaps[reqs[i].Start.Sub(reqs[i-1].End)] = true
+			gap := reqs[i].Start.Sub(reqs[i-1].End)
+			if gap < time.Second || gap > 1500*time.Millisecond {
+				t.Errorf("S5: gap before %s was %v, want 1s to 1.5s", reqs[i].Path, gap)
+			}
+			gaps[gap] = true
 		}
 		if len(gaps) < 2 {
 			t.Errorf("S5: no jitter in the gaps %v", gaps)
@@ -89,7 +96,7 @@ func TestSofya_S6_RateLimitSlowsSite(t *testing.T) {
 				w := fetchtest.New()
 				news(w, "a.test", "User-agent: *\nAllow: /\n", 5)
 				w.Host("a.test").Handle("/story/2", fetchtest.Sequence(fetchtest.RetryAfter(code, "20"), fetchtest.HTML("s2")))
-				bottest.Run(t, sofya.Run, w, args(t, "", "http://a.test/")...)
+				bottest.Run(t, sofya.Run, w, 0, args(t, "", "http://a.test/")...)
 				w.Check(t, fetchtest.HonoursRetryAfter(), fetchtest.NoOverlap())
 				reqs := w.RequestsTo("a.test")
 				slowedSeen := false
@@ -116,10 +123,13 @@ func TestSofya_S8_OnceAcrossRuns_S10(t *testing.T) {
 		w := fetchtest.New()
 		news(w, "a.test", "User-agent: *\nAllow: /\n", 3)
 		state := bottest.StatePath(t)
-		bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/")...)
+		bottest.Run(t, sofya.Run, w, 0, args(t, state, "http://a.test/")...)
+		if w.Count("a.test", "/story/1") != 1 {
+			t.Fatal("S8: the first run did not fetch /story/1")
+		}
 		w.Reset()
 		time.Sleep(time.Hour)
-		out := bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/", "http://a.test/story/1")...)
+		out := bottest.Run(t, sofya.Run, w, 0, args(t, state, "http://a.test/", "http://a.test/story/1")...)
 		if n := len(w.Requests()); n != 0 {
 			t.Errorf("S8: %d requests on a second run over fetched URLs", n)
 		}
@@ -129,7 +139,7 @@ func TestSofya_S8_OnceAcrossRuns_S10(t *testing.T) {
 		time.Sleep(24 * time.Hour)
 		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: SofyaBot\nDisallow: /new\n"))
 		w.Host("a.test").Handle("/new", fetchtest.HTML("new"))
-		out = bottest.Run(t, sofya.Run, w, args(t, state, "http://a.test/new")...)
+		out = bottest.Run(t, sofya.Run, w, 0, args(t, state, "http://a.test/new")...)
 		if w.Count("a.test", "/robots.txt") != 1 || w.Count("a.test", "/new") != 0 {
 			t.Errorf("S10: robots.txt change not picked up after 24 h")
 		}
@@ -152,12 +162,18 @@ func TestSofya_S11_ThroughputGrowsWithHosts(t *testing.T) {
 				urls = append(urls, "http://"+h+"/")
 			}
 			start := time.Now()
-			bottest.Run(t, sofya.Run, w, args(t, "", urls...)...)
+			bottest.Run(t, sofya.Run, w, 0, args(t, "", urls...)...)
 			w.Check(t, fetchtest.MinGap(time.Second), fetchtest.NoOverlap())
 			return time.Since(start), len(w.Requests())
 		}
 		t1, n1 := elapsed(1)
 		t8, n8 := elapsed(8)
+		// The same work on every host (robots, /, 5 stories, /private/x,
+		// /members, /premium: the login page is not followed), or the rates
+		// compare nothing.
+		if n1 != 10 || n8 != 8*n1 || t1 <= 0 {
+			t.Fatalf("S11: 1 host: %d requests in %v, 8 hosts: %d requests; want 10 and 80", n1, t1, n8)
+		}
 		rate1 := float64(n1) / t1.Seconds()
 		rate8 := float64(n8) / t8.Seconds()
 		if rate8 < 5*rate1 {
@@ -169,7 +185,7 @@ func TestSofya_S11_ThroughputGrowsWithHosts(t *testing.T) {
 // S2: outgoing connections are bound to the configured source address.
 func TestSofya_S2_SourceAddress(t *testing.T) {
 	if ln, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
-		t.Skipf("cannot bind 127.0.0.2 here: %v", err) // loopback is 127.0.0.1 only on some systems
+		testenv.Missing(t, "cannot bind 127.0.0.2 here: %v", err) // loopback is 127.0.0.1 only on some systems
 	} else {
 		ln.Close()
 	}
@@ -179,10 +195,7 @@ func TestSofya_S2_SourceAddress(t *testing.T) {
 	host, _, _ := net.SplitHostPort(addr)
 	w.Host(host).Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
 	w.Host(host).Handle("/", fetchtest.HTML("home"))
-	out := bottest.RunScaled(t, sofya.Run, nil, 0.01, args(t, "", "-source", "127.0.0.2", "-allow-internal", "127.0.0.0/8", "http://"+addr+"/")...)
-	if out.Code != 0 {
-		t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-	}
+	bottest.RunScaled(t, sofya.Run, nil, 0.01, 0, args(t, "", "-source", "127.0.0.2", "-allow-internal", "127.0.0.0/8", "http://"+addr+"/")...)
 	reqs := w.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
@@ -192,7 +205,13 @@ func TestSofya_S2_SourceAddress(t *testing.T) {
 			t.Errorf("S2: %s came from %s, want 127.0.0.2", r.Path, r.RemoteAddr)
 		}
 	}
-	if out := bottest.RunWith(t, sofya.Run, nil, "-source", "not-an-ip", "http://"+addr+"/"); out.Code != 2 {
-		t.Errorf("bad -source accepted: %d", out.Code)
+	if out := bottest.RunWith(t, sofya.Run, nil, 1, "-source", "not-an-ip", "http://"+addr+"/"); !strings.Contains(out.Stderr, `-source "not-an-ip" is not an IP address`) {
+		t.Errorf("bad -source: no clear message:\n%s", out.Stderr)
 	}
+}
+
+// Bad input and interrupted runs: the documented exit status (1 could not
+// run, 3 some work failed), one clear line, the rest of the work done.
+func TestSofya_ExitStatus(t *testing.T) {
+	bottest.CheckExitStatus(t, sofya.Run, nil, bottest.CrawlCases("-out"))
 }

@@ -12,7 +12,17 @@ import (
 
 // A Check inspects recorded requests (in arrival order) and returns one
 // message per broken promise; none means the promise was kept.
+//
+// Every check in this package also fails when there is nothing for it to
+// judge, so that a bot that returned before doing its work cannot pass: on no
+// requests at all; the gap checks ([NoOverlap], [MinGap], [MinGapOn]) when no
+// host got two requests (no gap was measured); [HonoursRetryAfter] when no
+// answer asked for a pause. A host that must get no request at all is
+// checked with [None]; [AtLeast] asks for a number of requests to a host.
 type Check func(reqs []Request) []string
+
+// emptyRun is the violation every check reports on a run without requests.
+const emptyRun = "no requests were recorded: the run did nothing to check"
 
 // Check runs checks over the requests recorded so far and reports each
 // violation with t.Errorf. It returns whether all checks passed.
@@ -59,8 +69,8 @@ func sortedHosts(m map[string][]Request) []string {
 // time (C3, D10): each request must start after the previous one ended.
 func NoOverlap() Check {
 	return func(reqs []Request) []string {
-		var out []string
 		m := byHost(reqs)
+		out := needPairs(m, "", "NoOverlap")
 		for _, h := range sortedHosts(m) {
 			g := m[h]
 			for i := 1; i < len(g); i++ {
@@ -79,6 +89,9 @@ func NoOverlap() Check {
 // (C1: robots.txt is read before the first request to a host).
 func RobotsFirst() Check {
 	return func(reqs []Request) []string {
+		if len(reqs) == 0 {
+			return []string{emptyRun}
+		}
 		var out []string
 		m := byHost(reqs)
 		for _, h := range sortedHosts(m) {
@@ -91,16 +104,17 @@ func RobotsFirst() Check {
 }
 
 // MinGap fails when, on any host, a request started less than d after the
-// previous one ended (C3).
+// previous one ended (C3), or when no host got two requests.
 func MinGap(d time.Duration) Check { return minGap("", d) }
 
-// MinGapOn is [MinGap] for one host only.
+// MinGapOn is [MinGap] for one host only: it fails when host got fewer than
+// two requests.
 func MinGapOn(host string, d time.Duration) Check { return minGap(HostName(host), d) }
 
 func minGap(only string, d time.Duration) Check {
 	return func(reqs []Request) []string {
-		var out []string
 		m := byHost(reqs)
+		out := needPairs(m, only, "MinGap")
 		for _, h := range sortedHosts(m) {
 			if only != "" && h != only {
 				continue
@@ -119,6 +133,26 @@ func minGap(only string, d time.Duration) Check {
 		}
 		return out
 	}
+}
+
+// needPairs returns a violation when the gap checks have nothing to
+// measure: no requests, or no host (only: that host) with two of them.
+func needPairs(m map[string][]Request, only, check string) []string {
+	if len(m) == 0 {
+		return []string{emptyRun}
+	}
+	if only != "" {
+		if n := len(m[only]); n < 2 {
+			return []string{fmt.Sprintf("%s: %s got %d requests, need at least 2 to measure a gap", check, only, n)}
+		}
+		return nil
+	}
+	for _, g := range m {
+		if len(g) >= 2 {
+			return nil
+		}
+	}
+	return []string{fmt.Sprintf("%s: no host got two requests, no gap was measured", check)}
 }
 
 // retryAfterUntil returns when the pause asked for by r's answer ends.
@@ -144,10 +178,15 @@ func retryAfterUntil(r Request) (time.Time, bool) {
 // HonoursRetryAfter fails when a request reached a host while a pause it
 // asked for with a 429, 503 or 509 answer and a Retry-After header (seconds
 // or HTTP-date) was still running (C4, B6, H4, S6). The pause covers the
-// whole host, not just the URL.
+// whole host, not just the URL. It also fails when no such answer was
+// recorded: there was no pause to honour.
 func HonoursRetryAfter() Check {
 	return func(reqs []Request) []string {
+		if len(reqs) == 0 {
+			return []string{emptyRun}
+		}
 		var out []string
+		paused := false
 		m := byHost(reqs)
 		for _, h := range sortedHosts(m) {
 			g := m[h]
@@ -156,6 +195,7 @@ func HonoursRetryAfter() Check {
 				if !ok {
 					continue
 				}
+				paused = true
 				for _, next := range g[i+1:] {
 					if next.Start.Before(until) {
 						out = append(out, fmt.Sprintf("%s (#%d) came %v before the end of the Retry-After pause asked by #%d (%d)",
@@ -163,6 +203,9 @@ func HonoursRetryAfter() Check {
 					}
 				}
 			}
+		}
+		if !paused {
+			out = append(out, "HonoursRetryAfter: no 429, 503 or 509 answer with Retry-After was recorded: no pause to honour")
 		}
 		return out
 	}
@@ -222,7 +265,9 @@ func HeaderIs(name, want string) Check {
 	})
 }
 
-// NotFetched fails when host received a request for any of paths.
+// NotFetched fails when host received a request for any of paths. Like
+// every check it fails on a run without requests; host itself may have got
+// none.
 func NotFetched(host string, paths ...string) Check {
 	host = HostName(host)
 	return each(func(r Request) string {
@@ -270,8 +315,12 @@ func Signed(verify func(*http.Request) error) Check {
 	})
 }
 
+// each applies f to every request; it fails on a run without requests.
 func each(f func(Request) string) Check {
 	return func(reqs []Request) []string {
+		if len(reqs) == 0 {
+			return []string{emptyRun}
+		}
 		var out []string
 		for _, r := range reqs {
 			if msg := f(r); msg != "" {
@@ -294,4 +343,42 @@ func SignedOnArrival() Check {
 		}
 		return ""
 	})
+}
+
+// AtLeast fails when host got fewer than n requests: paired with the other
+// checks, it says how much work the run must have done for them to mean
+// something.
+func AtLeast(host string, n int) Check {
+	host = strings.ToLower(host)
+	return func(reqs []Request) []string {
+		got := 0
+		for _, r := range reqs {
+			if r.Host == host {
+				got++
+			}
+		}
+		if got < n {
+			return []string{fmt.Sprintf("%s got %d requests, want at least %d", host, got, n)}
+		}
+		return nil
+	}
+}
+
+// None fails when host received any request at all (a blocked domain, a
+// host that must never be reached), and, like every check, on a run without
+// requests: the other hosts show that the run did its work.
+func None(host string) Check {
+	host = strings.ToLower(host)
+	return func(reqs []Request) []string {
+		if len(reqs) == 0 {
+			return []string{emptyRun}
+		}
+		var out []string
+		for _, r := range reqs {
+			if r.Host == host {
+				out = append(out, fmt.Sprintf("%s (#%d) was requested but %s must get no request", r.URL(), r.Seq, host))
+			}
+		}
+		return out
+	}
 }

@@ -12,6 +12,9 @@
 // fetched, a request during a Retry-After pause, a cookie sent, a method other
 // than GET or HEAD, a wrong User-Agent or From, a missing or bad signature
 // (checked on arrival with a signing.Verifier: [Web.VerifyWith], [Verify]).
+// A checker also fails when there was nothing for it to judge (no request,
+// no gap, no pause asked for), so a bot that did no work cannot pass; see
+// [Check], [AtLeast] and [None].
 //
 // Scripts are plain [http.Handler] values; the package offers the ones bots
 // meet in the wild: robots.txt variants, sitemaps, 429/503 with and without

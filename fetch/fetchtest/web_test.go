@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodbot-go/goodbot/robots"
 	"go.uber.org/goleak"
 )
 
@@ -98,7 +99,7 @@ func TestWeb_RoutesAndRecords(t *testing.T) {
 		if got := w.Count("a.test", "/r/1"); got != 1 {
 			t.Errorf("Count = %d", got)
 		}
-		if !w.Check(t, NoOverlap(), NoCookies(), OnlyGetHead(), HonoursRetryAfter()) {
+		if !w.Check(t, AtLeast("a.test", 5), NoOverlap(), NoCookies(), OnlyGetHead()) {
 			t.Error("checks failed on a polite run")
 		}
 	})
@@ -178,6 +179,15 @@ func TestChecks_Detect(t *testing.T) {
 		{"not fetched", NotFetched("a.test", "/a"), []Request{r(0, "/a", 0, 1, 200)}, 1},
 		{"allowed", Allowed(func(h, p string) bool { return !strings.HasPrefix(p, "/private") }), []Request{r(0, "/private/x", 0, 1, 200), r(1, "/robots.txt", 2, 3, 200)}, 1},
 		{"unsigned", Signed(func(*http.Request) error { return nil }), []Request{r(0, "/a", 0, 1, 200)}, 1},
+		{"at least", AtLeast("A.test", 2), []Request{r(0, "/a", 0, 1, 200)}, 1},
+		{"at least ok", AtLeast("a.test", 1), []Request{r(0, "/a", 0, 1, 200)}, 0},
+		{"none", None("a.test"), []Request{r(0, "/a", 0, 1, 200), r(1, "/b", 2, 3, 200)}, 2},
+		{"none ok", None("b.test"), []Request{r(0, "/a", 0, 1, 200)}, 0},
+		// Nothing to judge is a failure, not a pass.
+		{"one request, no gap", NoOverlap(), []Request{r(0, "/a", 0, 1, 200)}, 1},
+		{"one request, no min gap", MinGap(time.Second), []Request{r(0, "/a", 0, 1, 200)}, 1},
+		{"other host's gap", MinGapOn("b.test", time.Second), []Request{r(0, "/a", 0, 1, 200), r(1, "/b", 2*time.Second, 3*time.Second, 200)}, 1},
+		{"no pause asked", HonoursRetryAfter(), []Request{r(0, "/a", 0, 1, 200), r(1, "/b", 2, 3, 200)}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,6 +195,39 @@ func TestChecks_Detect(t *testing.T) {
 				t.Errorf("got %d violations %q, want %d", len(got), got, tt.want)
 			}
 		})
+	}
+}
+
+// Every check fails on a run that recorded no request: a bot that returned
+// before doing its work proves nothing.
+func TestChecks_FailOnEmptyRun(t *testing.T) {
+	verify := func(*http.Request) error { return nil }
+	checks := map[string]Check{
+		"NoOverlap":         NoOverlap(),
+		"RobotsFirst":       RobotsFirst(),
+		"MinGap":            MinGap(time.Second),
+		"MinGapOn":          MinGapOn("a.test", time.Second),
+		"HonoursRetryAfter": HonoursRetryAfter(),
+		"NoCookies":         NoCookies(),
+		"NoCredentials":     NoCredentials(),
+		"OnlyGetHead":       OnlyGetHead(),
+		"UserAgent":         UserAgent("Bot/1"),
+		"From":              From("a@b"),
+		"HeaderIs":          HeaderIs("X", "y"),
+		"NotFetched":        NotFetched("a.test", "/a"),
+		"Allowed":           Allowed(func(string, string) bool { return true }),
+		"Signed":            Signed(verify),
+		"SignedOnArrival":   SignedOnArrival(),
+		"ObeysRobots":       New().ObeysRobots(robots.Agent{Token: "bot"}),
+		"AtLeast":           AtLeast("a.test", 1),
+		"None":              None("a.test"),
+	}
+	for name, c := range checks {
+		for _, reqs := range [][]Request{nil, {}} {
+			if v := c(reqs); len(v) != 1 {
+				t.Errorf("%s on an empty run: %d violations %q, want 1", name, len(v), v)
+			}
+		}
 	}
 }
 

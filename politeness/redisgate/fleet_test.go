@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
@@ -426,7 +427,7 @@ func TestFleet_C3_KilledWorkerReleasesAfterTTL(t *testing.T) {
 func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
 	srv, err := redistest.Start("")
 	if err != nil {
-		t.Skip("cannot start a private redis-server to restart: ", err)
+		testenv.Missing(t, "cannot start a private redis-server to restart: %v", err)
 	}
 	t.Cleanup(func() { srv.Kill() })
 	const delay = 100 * time.Millisecond

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -85,7 +86,8 @@ func TestFetchedSet_S8_FailedPageFetchedAgain(t *testing.T) {
 	}))
 	defer srv.Close()
 	bot := fetch.Bot{UserAgent: "TestBot/1.0", Once: true, Politeness: politeness.Policy{MinDelay: -1, BreakerThreshold: -1},
-		Fetched: &FetchedSet{Client: newClient(t, addr), Key: testPrefix() + "fetched"}}
+		AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, // the test server is on loopback
+		Fetched:       &FetchedSet{Client: newClient(t, addr), Key: testPrefix() + "fetched"}}
 	f, err := fetch.NewFetcher(bot)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/robots/redisstore"
@@ -38,11 +39,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newStore returns a Store on a key prefix of its own, or skips t without Redis.
+// newStore returns a Store on a key prefix of its own; without Redis t
+// skips, or fails under CI (testenv.Missing).
 func newStore(t *testing.T) *redisstore.Store {
 	t.Helper()
 	if redisAddr == "" {
-		t.Skip("no Redis: " + noRedis)
+		testenv.Missing(t, "no Redis: %s", noRedis)
 	}
 	c := redis.NewClient(&redis.Options{Addr: redisAddr})
 	t.Cleanup(func() { _ = c.Close() })

@@ -45,7 +45,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	defer s.Close()
-	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out, Log: s.Log}}
+	b := &bothy{s: s, f: fetcher, maxPages: f.MaxPages, out: *out, pages: &botkit.PageStore{Dir: *out}}
 
 	sites, code := f.Sites(fs, env)
 	for _, site := range sites {
@@ -59,14 +59,14 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 			code = botkit.ExitPartial
 		}
 		if ctx.Err() != nil {
-			return botkit.ExitPartial
+			break
 		}
 	}
 	if err := b.writeReport(); err != nil {
 		botkit.Fail(env.Stderr, f.Name, "report: %v", err)
 		code = botkit.ExitPartial
 	}
-	return code
+	return s.Exit(ctx, code)
 }
 
 type bothy struct {
@@ -120,11 +120,11 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	log := b.s.Log.With("site", origin(site))
 	front := &crawl.Frontier{MaxPerSite: b.maxPages, Allowed: func(s string) bool { return s == origin(site) }}
 	home := &url.URL{Scheme: site.Scheme, Host: site.Host, Path: "/"}
-	front.MarkSeen(site) // fetched first, below
+	front.MarkFetched(site) // fetched first, below: one of the capped pages
 	front.Add(home, 0, "seed")
 
 	// The home page first: it brings robots.txt (and its Sitemap lines).
-	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
+	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, Pages: b.pages, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		b.keep(it, p, r)
 		if base, err := url.Parse(p.FinalURL); err == nil && r.Outcome == "ok" && botkit.IsHTML(p) {
 			front.AddLinks(base, p.Body, 1, origin(site)) // its links join the sitemap's pages
@@ -149,7 +149,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 		}
 		log.Info("sitemap read", "pages", len(pages), "requests", res.Requests, "failed", res.Failed(), "skipped", res.SkippedCount)
 	}
-	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, OnPage: b.keep}
+	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, Pages: b.pages, OnPage: b.keep}
 	for k, v := range c.Run(ctx, b.s) {
 		counts[k] += v
 	}
@@ -197,18 +197,17 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 		if front.Len() == 0 {
 			continue
 		}
-		c := &botkit.Crawl{Fetcher: b.f, Frontier: front, Fresh: batch.fresh, OnPage: b.keep}
+		c := &botkit.Crawl{Fetcher: b.f, Frontier: front, Fresh: batch.fresh, Pages: b.pages, OnPage: b.keep}
 		c.Run(ctx, b.s)
 	}
 	return ok
 }
 
-// keep records a result for the report and writes the page's text.
-func (b *bothy) keep(it crawl.Item, p *fetch.Page, r botkit.Result) {
+// keep records a result for the report.
+func (b *bothy) keep(_ crawl.Item, _ *fetch.Page, r botkit.Result) {
 	b.mu.Lock()
 	b.results = append(b.results, r)
 	b.mu.Unlock()
-	b.pages.Save(it.URL, p, r)
 }
 
 // writeReport writes report.md into the output directory.

@@ -70,12 +70,15 @@ func Main(run RunFunc) {
 	os.Exit(code)
 }
 
-// Exit statuses.
+// Exit statuses, the table of examples/README.md ("Exit status"). Every bot
+// returns one of these, decided by [Parse], [Start] and [Session.Exit].
 const (
 	ExitOK      = 0 // all work done
 	ExitFailure = 1 // the bot could not run (bad flags, key, state)
-	ExitPartial = 3 // the bot ran, but some inputs failed (bad rows, unreachable sites)
-	ExitUsage   = 2 // bad command line
+	ExitPartial = 3 // the bot ran, but some work failed (bad rows, unreachable sites, timeouts, pages not written) or was interrupted
+	// ExitUsage is a bad command line: the bot could not run, so it is
+	// ExitFailure (flag's own status 2 is not used).
+	ExitUsage = ExitFailure
 )
 
 // Flags are the flags every bot shares.
@@ -141,20 +144,34 @@ func (f *Flags) parseAllowInternal(v string) error {
 	return nil
 }
 
-// Parse parses args into fs, printing usage on error. It returns false (and
-// the exit status) when the program should stop.
+// Parse parses args into fs. With -h it prints the usage and every flag
+// (exit ExitOK); on a bad flag it prints one line naming the problem (exit
+// ExitFailure). It returns false (and the exit status) when the program
+// should stop.
 func Parse(fs *flag.FlagSet, args []string, usage string) (int, bool) {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s\n\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK, false
-		}
-		return ExitUsage, false
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // flag's own message is the error plus the whole usage
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return ExitOK, false
+	case err != nil:
+		UsageError(fs, "%v", err)
+		return ExitFailure, false
 	}
 	return 0, true
+}
+
+// UsageError prints one line naming a command-line problem, and where to
+// read the flags, on fs's output.
+func UsageError(fs *flag.FlagSet, format string, args ...any) {
+	fmt.Fprintf(fs.Output(), "%s: %s (see %s -h)\n", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 }
 
 // Logger returns a text logger on w: info level, or debug with verbose.
@@ -185,19 +202,23 @@ type Output struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
-	mu sync.Mutex // guards writes and Results
+	mu sync.Mutex // guards writes, Results and err
 	// Results is every result emitted, in order (for reports and tests).
 	Results []Result
+	err     error // the first write error
 }
 
-// Emit prints r.
+// Emit prints r. A write error (stdout on a full disk, a closed pipe) is
+// kept for [Output.Err].
 func (o *Output) Emit(r Result) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.Results = append(o.Results, r)
 	if o.JSON {
 		b, _ := json.Marshal(r)
-		fmt.Fprintf(o.Stdout, "%s\n", b)
+		if _, err := fmt.Fprintf(o.Stdout, "%s\n", b); err != nil && o.err == nil {
+			o.err = err
+		}
 		return
 	}
 	line := fmt.Sprintf("%-13s %3d %7d  %s", r.Outcome, r.Status, r.Bytes, r.URL)
@@ -211,6 +232,13 @@ func (o *Output) Emit(r Result) {
 		line += "  (" + r.Reason + ")"
 	}
 	fmt.Fprintln(o.Stderr, line)
+}
+
+// Err returns the first error met writing results, or nil.
+func (o *Output) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
 }
 
 // Snapshot returns a copy of the results so far.
@@ -277,8 +305,8 @@ func (f *Flags) ParseSites(fs *flag.FlagSet, args []string, usage string) (int, 
 		return code, false
 	}
 	if fs.NArg() == 0 && f.GenKey == "" {
-		fs.Usage()
-		return ExitUsage, false
+		UsageError(fs, "no site given")
+		return ExitFailure, false
 	}
 	return 0, true
 }

@@ -2,8 +2,11 @@ package botkit
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,3 +184,68 @@ func TestKeys(t *testing.T) {
 		t.Errorf("key mode %v", fi.Mode())
 	}
 }
+
+// Exit raises the bot's own verdict to 3 for failed work, unwritten results
+// and an interrupt, and never lowers it; Parse gives 0 for -h and 1 (one
+// line) for a bad flag. The statuses are the README's literals.
+func TestExitStatus(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name     string
+		code     int
+		failed   bool
+		stdout   io.Writer
+		ctx      context.Context
+		want     int
+		wantLine string
+	}{
+		{"all done", 0, false, nil, context.Background(), 0, ""},
+		{"some work failed", 0, true, nil, context.Background(), 3, "page not written"},
+		{"results not written", 0, false, failWriter{}, context.Background(), 3, "results not written"},
+		{"interrupted", 0, false, nil, canceled, 3, "interrupted"},
+		{"bot's own partial kept", 3, false, nil, context.Background(), 3, ""},
+		{"could not run is not raised", 1, true, nil, canceled, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs SyncBuffer
+			s := &Session{Log: Logger(&logs, false), Out: &Output{JSON: true, Stdout: io.Discard}}
+			if tt.stdout != nil {
+				s.Out.Stdout = tt.stdout
+			}
+			s.Out.Emit(Result{URL: "http://a.test/", Outcome: "ok"})
+			if tt.failed {
+				s.WorkFailed("page not written", "url", "http://a.test/")
+			}
+			if got := s.Exit(tt.ctx, tt.code); got != tt.want {
+				t.Errorf("Exit = %d, want %d", got, tt.want)
+			}
+			if !strings.Contains(logs.String(), tt.wantLine) {
+				t.Errorf("log lacks %q:\n%s", tt.wantLine, logs.String())
+			}
+		})
+	}
+	for _, tt := range []struct {
+		args []string
+		want int
+		line string
+	}{
+		{[]string{"-h"}, 0, "usage: bot URL..."},
+		{[]string{"-x"}, 1, "bot: flag provided but not defined: -x (see bot -h)\n"},
+		{[]string{"-n", "many"}, 1, `bot: invalid value "many" for flag -n: parse error (see bot -h)` + "\n"},
+	} {
+		var out SyncBuffer
+		fs := flag.NewFlagSet("bot", flag.ContinueOnError)
+		fs.SetOutput(&out)
+		fs.Int("n", 1, "a number")
+		code, ok := Parse(fs, tt.args, "bot URL...")
+		if ok || code != tt.want || !strings.Contains(out.String(), tt.line) || (tt.want == 1 && out.String() != tt.line) {
+			t.Errorf("Parse(%q) = %d, %v; printed %q, want %d and %q", tt.args, code, ok, out.String(), tt.want, tt.line)
+		}
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }

@@ -25,16 +25,29 @@ type Crawl struct {
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
 	OnPage func(it crawl.Item, p *fetch.Page, r Result)
+	// Pages, if set, stores the text of every page fetched ok.
+	Pages *PageStore
 
-	mu     sync.Mutex // guards counts
+	mu     sync.Mutex // guards counts, failed
 	counts map[string]int
+	failed map[string]bool // URL -> its last fetch failed (see Failed)
+}
+
+// Failed reports whether a fetch that ended with err leaves work undone: no
+// answer about the page (unreachable, timeout, rate limited and not
+// retried, gave up) or the site given up (robots.txt unreachable, host
+// down).
+func Failed(err error) bool {
+	return fetch.OutcomeOf(err).Retryable() || StopsSite(err)
 }
 
 // Run crawls until the frontier is empty, printing one result per URL and a
 // progress line on stderr while it runs. It returns the count of each
-// outcome.
+// outcome. A URL whose last fetch [Failed], or whose page text could not be
+// written, is reported with [Session.WorkFailed], so the run ends with
+// ExitPartial.
 func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
-	c.counts = map[string]int{}
+	c.counts, c.failed = map[string]int{}, map[string]bool{}
 	cr := &crawl.Crawler{
 		Frontier:    c.Frontier,
 		FollowLinks: c.FollowLinks,
@@ -51,9 +64,13 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			s.Out.Emit(r)
 			c.mu.Lock()
 			c.counts[r.Outcome]++
+			c.failed[r.URL] = Failed(err) // a retry that succeeds clears it
 			c.mu.Unlock()
 			if c.OnPage != nil {
 				c.OnPage(it, p, r)
+			}
+			if err := c.Pages.Save(it.URL, p, r); err != nil {
+				s.WorkFailed("page text not written", "url", r.URL, "err", err)
 			}
 			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err),
 				Retry: errors.Is(err, fetch.ErrRateLimited)}
@@ -77,6 +94,15 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	stop := prog.Start(ctx)
 	cr.Run(ctx)
 	stop()
+	n := 0
+	for _, f := range c.failed {
+		if f {
+			n++
+		}
+	}
+	if n > 0 {
+		s.WorkFailed("some pages were not fetched: no answer, or the site was given up", "urls", n)
+	}
 	return c.counts
 }
 

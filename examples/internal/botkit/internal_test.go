@@ -60,7 +60,11 @@ func TestAllowInternal_CommandLine(t *testing.T) {
 				Handle("/", fetchtest.HTML("<p>home</p>"))
 			args := append(bottest.Args(t, b.key, "", tt.flags...), tt.site)
 			var out *bottest.Output
-			synctest.Test(t, func(t *testing.T) { out = bottest.Run(t, b.run, w, args...) }) // pacing in fake time
+			code := botkit.ExitOK
+			if tt.refused {
+				code = botkit.ExitPartial
+			}
+			synctest.Test(t, func(t *testing.T) { out = bottest.Run(t, b.run, w, code, args...) }) // pacing in fake time
 			n := len(w.Requests())
 			var named []string
 			for _, l := range strings.Split(out.Stderr, "\n") {
@@ -90,7 +94,7 @@ func TestAllowInternal_CommandLine(t *testing.T) {
 // A bad -allow-internal value is a usage error that names the flag.
 func TestAllowInternal_BadPrefix(t *testing.T) {
 	w := fetchtest.New()
-	out := bottest.Run(t, hooty.Run, w, append(bottest.Args(t, nil, "", "-allow-internal", "10.0.0.0/33"), "http://a.test/")...)
+	out := bottest.Run(t, hooty.Run, w, botkit.ExitFailure, append(bottest.Args(t, nil, "", "-allow-internal", "10.0.0.0/33"), "http://a.test/")...)
 	if out.Code == botkit.ExitOK || !strings.Contains(out.Stderr, "-allow-internal") || len(w.Requests()) != 0 {
 		t.Errorf("exit %d, %d requests\n%s", out.Code, len(w.Requests()), out.Stderr)
 	}
@@ -142,7 +146,7 @@ func TestKeyFileBounded(t *testing.T) {
 		}
 		w := fetchtest.New()
 		w.Host("a.test").Handle("/", fetchtest.HTML("home"))
-		out := bottest.Run(t, bothy.Run, w, "-state", bottest.StatePath(t), "-key", p, "http://a.test/")
+		out := bottest.Run(t, bothy.Run, w, botkit.ExitFailure, "-state", bottest.StatePath(t), "-key", p, "http://a.test/")
 		lines := strings.Split(strings.TrimSpace(out.Stderr), "\n")
 		if out.Code != botkit.ExitFailure || len(lines) != 1 || !strings.Contains(lines[0], p) || len(w.Requests()) != 0 {
 			t.Errorf("-key %s: exit %d, %d requests, stderr %q", p, out.Code, len(w.Requests()), out.Stderr)
@@ -207,7 +211,7 @@ func TestDirectoriesInputFilesBounded(t *testing.T) {
 		flags := tt.flags
 		w := fetchtest.New()
 		w.Host("a.test").Handle("/", fetchtest.HTML("home"))
-		out := bottest.Run(t, directories.Run, w, bottest.Args(t, key, "", flags...)...)
+		out := bottest.Run(t, directories.Run, w, botkit.ExitFailure, bottest.Args(t, key, "", flags...)...)
 		lines := strings.Split(strings.TrimSpace(out.Stderr), "\n")
 		last := lines[len(lines)-1]
 		if out.Code != botkit.ExitFailure || !strings.Contains(last, tt.name) || strings.Contains(last, "too large") != tt.tooLarge || len(w.Requests()) != 0 {
@@ -225,7 +229,7 @@ func TestChallengedRobotsClosesSite(t *testing.T) {
 			Handle("/", fetchtest.HTML(`<a href="/private">p</a>`)).Handle("/private", fetchtest.HTML("private"))
 		var out *bottest.Output
 		synctest.Test(t, func(t *testing.T) {
-			out = bottest.Run(t, hooty.Run, w, append(bottest.Args(t, nil, ""), "http://docs.test/")...)
+			out = bottest.Run(t, hooty.Run, w, botkit.ExitPartial, append(bottest.Args(t, nil, ""), "http://docs.test/")...)
 		})
 		if n := w.Count("docs.test", "/robots.txt"); n == 0 {
 			t.Fatalf("%d: robots.txt never asked for", status)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,13 +20,14 @@ import (
 // Dir stores nothing.
 type PageStore struct {
 	Dir string
-	Log *slog.Logger
 }
 
-// Save stores p's text if it is an HTML page fetched ok.
-func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) {
+// Save stores p's text if it is an HTML page fetched ok. It returns the
+// error of writing the file (a read-only directory, a full disk); the
+// caller reports it ([Crawl] does, with [Session.WorkFailed]).
+func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) error {
 	if ps == nil || ps.Dir == "" || p == nil || r.Outcome != "ok" || !IsHTML(p) {
-		return
+		return nil
 	}
 	title, text, _ := links.Text(bytes.NewReader(p.Body))
 	name := filepath.Join(ps.Dir, PageFile(u))
@@ -35,9 +35,7 @@ func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) {
 	if err == nil {
 		err = os.WriteFile(name, fmt.Appendf(nil, "%s\n%s\n\n%s", u, title, text), 0o644)
 	}
-	if err != nil && ps.Log != nil {
-		ps.Log.Warn("writing page text", "file", name, "err", err)
-	}
+	return err
 }
 
 // PageFile maps a URL to a relative file name, one file per page and never

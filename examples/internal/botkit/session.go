@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/crawl"
@@ -35,6 +36,37 @@ type Session struct {
 
 	stores  stores
 	fetcher *fetch.Fetcher
+	failed  atomic.Bool // some work failed: the run ends with ExitPartial
+}
+
+// WorkFailed logs that a part of the work failed (a site unreachable, a page
+// not written) and makes the run end with ExitPartial; the rest of the work
+// goes on. Safe for concurrent use.
+func (s *Session) WorkFailed(msg string, args ...any) {
+	s.failed.Store(true)
+	s.Log.Warn(msg, args...)
+}
+
+// Exit returns the run's exit status: code (the bot's own verdict), raised
+// to ExitPartial when some work failed ([Session.WorkFailed]), results could
+// not be written, or ctx ended before the work did (an interrupt). Each
+// reason is logged once.
+func (s *Session) Exit(ctx context.Context, code int) int {
+	if code != ExitOK && code != ExitPartial {
+		return code
+	}
+	if err := s.Out.Err(); err != nil {
+		s.failed.Store(true)
+		s.Log.Error("results not written", "err", err)
+	}
+	if err := ctx.Err(); err != nil {
+		s.failed.Store(true)
+		s.Log.Warn("interrupted: the work is not finished", "err", context.Cause(ctx))
+	}
+	if s.failed.Load() {
+		return ExitPartial
+	}
+	return code
 }
 
 // Start does the common setup for f: it handles -genkey (done is true: the

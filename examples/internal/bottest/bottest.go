@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,34 +43,56 @@ func (o *Output) Result(url string) (botkit.Result, bool) {
 }
 
 // Run runs run with args against web's in-memory transport (usable inside a
-// synctest bubble).
-func Run(t testing.TB, run RunFunc, web *fetchtest.Web, args ...string) *Output {
+// synctest bubble). The test fails, showing stderr, unless the bot exits with
+// status want (0 all done, 1 could not run, 3 some work failed: the table of
+// examples/README.md).
+func Run(t testing.TB, run RunFunc, web *fetchtest.Web, want int, args ...string) *Output {
 	t.Helper()
-	return RunWith(t, run, web.RoundTripper(), args...)
+	return RunWith(t, run, web.RoundTripper(), want, args...)
 }
 
-// RunWith runs run with args over transport tr (nil: the bot's own).
-func RunWith(t testing.TB, run RunFunc, tr http.RoundTripper, args ...string) *Output {
+// RunWith is [Run] over transport tr (nil: the bot's own).
+func RunWith(t testing.TB, run RunFunc, tr http.RoundTripper, want int, args ...string) *Output {
 	t.Helper()
-	return RunScaled(t, run, tr, 1, args...)
+	return RunContext(t, context.Background(), run, tr, 1, want, args...)
 }
 
-// RunScaled is RunWith with the bot's durations multiplied by scale (for
+// RunScaled is [RunWith] with the bot's durations multiplied by scale (for
 // tests over real sockets, where time is not fake).
-func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, args ...string) *Output {
+func RunScaled(t testing.TB, run RunFunc, tr http.RoundTripper, scale float64, want int, args ...string) *Output {
+	t.Helper()
+	return RunContext(t, context.Background(), run, tr, scale, want, args...)
+}
+
+// RunContext is [RunScaled] under ctx: canceling ctx is the operator's
+// interrupt (Ctrl-C).
+func RunContext(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTripper, scale float64, want int, args ...string) *Output {
+	t.Helper()
+	return runIn(t, ctx, run, tr, scale, want, nil, args...)
+}
+
+// runIn is [RunContext] with the bot's stdout going to w instead of
+// Output.Stdout (nil: captured in Output.Stdout).
+func runIn(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTripper, scale float64, want int, w io.Writer, args ...string) *Output {
 	t.Helper()
 	var stdout, stderr botkit.SyncBuffer
+	var sout io.Writer = &stdout
+	if w != nil {
+		sout = w
+	}
 	out := &Output{}
 	var mu sync.Mutex
-	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
+	env := botkit.Env{Stdout: sout, Stderr: &stderr, Transport: tr, Scale: scale, Observe: func(e botkit.Event) {
 		mu.Lock()
 		out.Events = append(out.Events, e)
 		mu.Unlock()
 	}}
-	out.Code = run(context.Background(), args, env)
+	out.Code = run(ctx, args, env)
 	out.Stdout, out.Stderr = stdout.String(), stderr.String()
 	out.Results = botkit.ParseResults(out.Stdout)
-	if testing.Verbose() {
+	if out.Code != want {
+		t.Errorf("%q: exit %d, want %d; stderr:\n%s", args, out.Code, want, out.Stderr)
+	} else if testing.Verbose() {
 		t.Logf("exit %d\nstderr:\n%s", out.Code, out.Stderr)
 	}
 	return out
@@ -125,26 +148,12 @@ func Args(t testing.TB, key ed25519.PrivateKey, state string, extra ...string) [
 	return append(args, extra...)
 }
 
-// MustRun is [Run] that stops the test when the bot exits with a non-zero
-// status, showing what it printed on stderr.
-func MustRun(t testing.TB, run RunFunc, web *fetchtest.Web, args ...string) *Output {
-	t.Helper()
-	out := Run(t, run, web, args...)
-	if out.Code != 0 {
-		t.Fatalf("exit %d\n%s", out.Code, out.Stderr)
-	}
-	return out
-}
-
 // CheckHelp checks the bot's -h: exit status 0, a usage line, the common
 // flags and each of flags, and a default -state file in the user's cache
 // directory (not the working directory).
 func CheckHelp(t *testing.T, run RunFunc, flags ...string) {
 	t.Helper()
-	out := RunWith(t, run, nil, "-h")
-	if out.Code != 0 {
-		t.Errorf("-h: exit %d", out.Code)
-	}
+	out := RunWith(t, run, nil, 0, "-h")
 	if !strings.HasPrefix(out.Stderr, "usage: ") {
 		t.Errorf("-h: no usage line:\n%s", out.Stderr)
 	}
@@ -164,14 +173,14 @@ func CheckHelp(t *testing.T, run RunFunc, flags ...string) {
 // where the JWKS is to be published.
 func CheckKeyRequired(t *testing.T, run RunFunc, web *fetchtest.Web, keyDir string, args ...string) {
 	t.Helper()
-	out := Run(t, run, web, append([]string{"-state", StatePath(t)}, args...)...)
-	if out.Code != 1 || !strings.Contains(out.Stderr, "-genkey") || len(web.Requests()) != 0 {
-		t.Errorf("no key: exit %d, %d requests\n%s", out.Code, len(web.Requests()), out.Stderr)
+	out := Run(t, run, web, 1, append([]string{"-state", StatePath(t)}, args...)...)
+	if !strings.Contains(out.Stderr, "-genkey") || len(web.Requests()) != 0 {
+		t.Errorf("no key: %d requests\n%s", len(web.Requests()), out.Stderr)
 	}
 	keyPath := filepath.Join(t.TempDir(), "new.pem")
-	out = Run(t, run, web, "-genkey", keyPath)
-	if out.Code != 0 || !strings.Contains(out.Stdout, `"keys"`) || !strings.Contains(out.Stderr, keyDir) {
-		t.Errorf("genkey: exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
+	out = Run(t, run, web, 0, "-genkey", keyPath)
+	if !strings.Contains(out.Stdout, `"keys"`) || !strings.Contains(out.Stderr, keyDir) {
+		t.Errorf("genkey:\n%s\n%s", out.Stdout, out.Stderr)
 	}
 	if _, err := os.Stat(keyPath); err != nil {
 		t.Errorf("genkey wrote no key: %v", err)

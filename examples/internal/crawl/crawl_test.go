@@ -112,6 +112,21 @@ func toyGet(mu *sync.Mutex, inFlight map[string]int, maxSeen *int) func(ctx cont
 
 // S11: with one worker per site, N sites take as long as one: throughput
 // grows with the number of hosts while each host sees one request at a time.
+// B10, H7: a page fetched outside the frontier (the home page read first)
+// is one of the capped pages; a URL only marked seen is not.
+func TestFrontier_MarkFetchedCounts(t *testing.T) {
+	f := &Frontier{MaxPerSite: 2}
+	f.MarkFetched(u("http://a.test/"))
+	f.MarkFetched(u("http://a.test/")) // once only
+	f.MarkSeen(u("http://a.test/old"))
+	if !f.Add(u("http://a.test/x"), 1, "link") || f.Add(u("http://a.test/y"), 1, "link") {
+		t.Errorf("with the home page fetched, a cap of 2 admits exactly one more page (len %d)", f.Len())
+	}
+	if f.Add(u("http://a.test/"), 1, "link") || f.Add(u("http://a.test/old"), 1, "link") {
+		t.Error("a URL marked fetched or seen was queued")
+	}
+}
+
 func TestCrawler_S11_ThroughputGrowsWithHosts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		elapsed := func(hosts int) time.Duration {

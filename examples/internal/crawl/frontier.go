@@ -279,11 +279,22 @@ func (f *Frontier) Seen(u *url.URL) bool {
 
 // MarkSeen records u as seen without queueing it (for example a URL
 // fetched in an earlier run, or the final URL of a redirect).
-func (f *Frontier) MarkSeen(u *url.URL) {
+func (f *Frontier) MarkSeen(u *url.URL) { f.mark(u, false) }
+
+// MarkFetched records u as seen and counts it against its site's
+// MaxPerSite, without queueing it: a page of this crawl fetched outside the
+// frontier (a home page read first) is one of the capped pages.
+func (f *Frontier) MarkFetched(u *url.URL) { f.mark(u, true) }
+
+func (f *Frontier) mark(u *url.URL, counted bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.init()
-	f.seen[links.Normalize(u)] = true
+	key := links.Normalize(u)
+	if counted && !f.seen[key] {
+		f.count[Site(u)]++
+	}
+	f.seen[key] = true
 }
 
 // Next pops the next item of site.

@@ -47,7 +47,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	if *file == "" && f.GenKey == "" && !*list && *serve == "" {
-		fs.Usage()
+		botkit.UsageError(fs, "-listings is required")
 		return botkit.ExitUsage
 	}
 	if len(fs.Args()) > 0 {
@@ -141,7 +141,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	close(work)
 	wg.Wait()
-	return code
+	return s.Exit(ctx, code)
 }
 
 // selectDue returns the listings due now, or the one asked for by recheck.
@@ -258,7 +258,10 @@ func printRecords(store *listings.Store, env botkit.Env) int {
 	}
 	enc := json.NewEncoder(env.Stdout)
 	for _, r := range recs {
-		_ = enc.Encode(r)
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintln(env.Stderr, "directoriesbot: records not written:", err)
+			return botkit.ExitPartial
+		}
 	}
 	return botkit.ExitOK
 }

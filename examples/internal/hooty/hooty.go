@@ -47,8 +47,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		known[crawl.Site(u)] = true
 		front.Add(u, 0, "seed")
 	}
-	pages := &botkit.PageStore{Dir: *out, Log: s.Log}
-	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true,
+	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, Pages: &botkit.PageStore{Dir: *out},
 		OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 			switch r.Outcome {
 			case "blocked": // H8: discarded and reported, never stored
@@ -56,12 +55,11 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 			case "gave_up", "unreachable":
 				s.Log.Warn("site stopped", "url", r.URL, "outcome", r.Outcome, "why", r.Reason)
 			}
-			pages.Save(it.URL, p, r)
 		}}
 	counts := c.Run(ctx, s)
 	s.Log.Info("crawl done", "outcomes", botkit.Summary(counts))
 	if counts["ok"] == 0 {
 		code = botkit.ExitPartial
 	}
-	return code
+	return s.Exit(ctx, code)
 }

@@ -8,7 +8,8 @@
 // or JSON: an array of objects with the same four keys. The schedule is
 // "daily", "weekly" or "monthly" (D12). A malformed row does not stop the
 // others: Parse returns every good listing together with a *FileError that
-// names each bad row by its line.
+// names each bad row by its line. In CSV every record is one line, so a
+// quote left open spoils that line only.
 package listings
 
 import (
@@ -170,33 +171,33 @@ func Parse(r io.Reader, name string) ([]Listing, error) {
 	return out, nil
 }
 
+// parseCSV reads the CSV form line by line: every record is one line (no
+// listing field holds a newline, so a quoted field never spans lines), and
+// a line that is not a record (an unbalanced or stray quote) is named by its
+// own line number while the rows before and after it are still read. Blank
+// lines and lines starting with '#' are skipped.
 func parseCSV(data []byte) ([]Listing, []*RowError, error) {
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.Comment = '#'
 	var (
 		out  []Listing
 		rows []*RowError
 		cols map[string]int
 	)
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
+	line := 0
+	for rest := data; len(rest) > 0; {
+		var text []byte
+		text, rest, _ = bytes.Cut(rest, []byte("\n"))
+		line++
+		if t := bytes.TrimSpace(text); len(t) == 0 || t[0] == '#' {
+			continue
 		}
+		rec, err := csvLine(text)
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				if cols == nil {
-					return nil, nil, err
-				}
-				rows = append(rows, &RowError{Line: pe.Line, Err: pe.Err})
-				continue
+			if cols == nil {
+				return nil, nil, fmt.Errorf("line %d: header: %v", line, err)
 			}
-			return out, rows, err
+			rows = append(rows, &RowError{Line: line, Err: err})
+			continue
 		}
-		line, _ := cr.FieldPos(0)
 		if cols == nil {
 			cols = map[string]int{}
 			for i, h := range rec {
@@ -231,6 +232,20 @@ func parseCSV(data []byte) ([]Listing, []*RowError, error) {
 		return nil, nil, fmt.Errorf("no header line (%s)", strings.Join(header, ","))
 	}
 	return out, rows, nil
+}
+
+// csvLine reads text, one line, as one CSV record. Its error names the
+// column; the caller names the line.
+func csvLine(text []byte) ([]string, error) {
+	cr := csv.NewReader(bytes.NewReader(text))
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	rec, err := cr.Read()
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("column %d: %w", pe.Column, pe.Err)
+	}
+	return rec, err
 }
 
 type jsonRow struct {

@@ -2,7 +2,9 @@ package listings
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +37,51 @@ func TestParseCSV(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "line 5: schedule \"hourly\"") {
 		t.Errorf("message %q", err)
+	}
+}
+
+// A line that is not a CSV record (a quote left open, a stray quote) is
+// named by its own line number, and the rows before and after it are read:
+// a quoted field never spans lines.
+func TestParseCSV_BadQuoteSpoilsOneLine(t *testing.T) {
+	const head = "listing_url,backlink,directory,schedule\n"
+	row := func(n int) string {
+		return fmt.Sprintf("http://biz.test/%d,https://dir.test/l/%d,dir.test,weekly\n", n, n)
+	}
+	tests := []struct {
+		name, in string
+		good     []int // lines of the listings read
+		bad      []int // lines named as malformed
+	}{
+		{"open quote", head + row(2) + "\"http://biz.test/x,https://dir.test/l/x,dir.test,weekly\n" + row(4) + row(5), []int{2, 4, 5}, []int{3}},
+		{"open quote last", head + row(2) + row(3) + "\"http://biz.test/x,https://dir.test/l/x,dir.test,weekly\n", []int{2, 3}, []int{4}},
+		{"two open quotes", head + "\"a,b,c,d\n" + row(3) + "\"e,f,g,h\n" + row(5), []int{3, 5}, []int{2, 4}},
+		{"stray quote", head + row(2) + "http://biz.test/a\"b,https://dir.test/l/x,dir.test,weekly\n" + row(4), []int{2, 4}, []int{3}},
+		{"quote closed later", head + "\"http://biz.test/x,https://dir.test/l/x\n" + "still\",dir.test,weekly\n" + row(4), []int{4}, []int{2, 3}},
+		{"crlf", strings.ReplaceAll(head+row(2)+"\"x,y\n"+row(4), "\n", "\r\n"), []int{2, 4}, []int{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(strings.NewReader(tt.in), "l.csv")
+			var good []int
+			for _, l := range got {
+				good = append(good, l.Line)
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err %v, want a *FileError", err)
+			}
+			var bad []int
+			for _, r := range fe.Rows {
+				bad = append(bad, r.Line)
+				if !strings.Contains(r.Error(), fmt.Sprintf("listings: line %d: ", r.Line)) {
+					t.Errorf("message %q", r)
+				}
+			}
+			if !slices.Equal(good, tt.good) || !slices.Equal(bad, tt.bad) {
+				t.Errorf("listings on lines %v, malformed %v; want %v and %v\n%v", good, bad, tt.good, tt.bad, err)
+			}
+		})
 	}
 }
 
@@ -117,6 +164,7 @@ func TestParseBlockList(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add("listing_url,backlink,directory,schedule\nhttp://a/,http://b/,c,daily\n")
 	f.Add(`[{"listing_url":"http://a/","backlink":"http://b/","directory":"c","schedule":"weekly"}]`)
+	f.Add("listing_url,backlink,directory,schedule\n\"http://a/,http://b/,c,daily\nhttp://a/,http://b/,c,daily\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		ls, err := Parse(strings.NewReader(s), "fuzz")
 		var fe *FileError
@@ -127,9 +175,18 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		read := map[int]bool{}
 		for _, l := range ls {
 			if l.URL == "" || l.Backlink == "" || l.Directory == "" || l.Line < 1 {
 				t.Fatalf("bad listing %+v", l)
+			}
+			read[l.Line] = true
+		}
+		if fe != nil {
+			for _, r := range fe.Rows {
+				if read[r.Line] {
+					t.Fatalf("line %d is both a listing and malformed: %v", r.Line, r)
+				}
 			}
 		}
 	})

@@ -72,9 +72,9 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	if err := write(reports, *prefix, f.JSON, env); err != nil {
 		botkit.Fail(env.Stderr, f.Name, "report: %v", err)
-		return botkit.ExitFailure
+		code = botkit.ExitPartial
 	}
-	return code
+	return s.Exit(ctx, code)
 }
 
 type checker struct {
@@ -99,6 +99,9 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		p, err := c.f.Get(ctx, raw)
 		r := botkit.ResultOf(raw, p, err)
 		c.s.Out.Emit(r)
+		if botkit.Failed(err) {
+			c.s.WorkFailed("not read", "url", raw, "outcome", r.Outcome, "why", r.Reason)
+		}
 		add(item(kind, r))
 		return p, err
 	}
@@ -135,7 +138,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 
 	// The sitemap: what it lists, and the first pages of it.
 	front := &crawl.Frontier{MaxPerSite: c.maxPages, Allowed: func(s string) bool { return s == crawl.Site(site) }}
-	front.MarkSeen(home)
+	front.MarkFetched(home)                                                            // the home page is one of the capped pages
 	res, err := c.walker.Check(fetch.WithMachineFile(ctx), crawl.Site(site), declared) // the 50 MiB sitemap limit, not a page's
 	smURL := sitemap.DefaultSitemapURL(crawl.Site(site))
 	if len(declared) > 0 {

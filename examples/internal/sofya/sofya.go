@@ -35,7 +35,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if *source != "" {
 		a, err := netip.ParseAddr(*source)
 		if err != nil {
-			botkit.Fail(env.Stderr, f.Name, "-source %q is not an IP address", *source)
+			botkit.UsageError(fs, "-source %q is not an IP address", *source)
 			return botkit.ExitUsage
 		}
 		local = a
@@ -67,10 +67,9 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if err := front.Err(); err != nil {
 		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
 	}
-	pages := &botkit.PageStore{Dir: *out, Log: s.Log}
 	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel,
-		OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) { pages.Save(it.URL, p, r) }}
+		Pages: &botkit.PageStore{Dir: *out}}
 	counts := c.Run(ctx, s)
 	s.Log.Info("crawl done", "sites", len(seeds), "outcomes", botkit.Summary(counts))
-	return code
+	return s.Exit(ctx, code)
 }
