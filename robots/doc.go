@@ -36,11 +36,12 @@
 //     [Agent.Token]. "*", alone or followed by white space (including NBSP
 //     and NEL, in UTF-8 or as Latin-1 bytes), names every bot. Several
 //     groups for one name are merged (§2.2.1).
-//   - A group is its user-agent lines and the rules after them: only an
-//     Allow or Disallow line closes the list of user-agents. Every other line
-//     (Crawl-delay, Sitemap, unknown records, comments, blank lines) neither
-//     starts nor ends a group (§2.2.4), and a Crawl-delay inside a group is
-//     the whole group's.
+//   - A group is its user-agent lines and the rules after them: only a rule
+//     (Allow, Disallow, or the Content-Usage rule draft-ietf-aipref-attach
+//     §3 adds) closes the list of user-agents. Every other line
+//     (Crawl-delay, Sitemap, Content-Signal, unknown records, comments, blank
+//     lines) neither starts nor ends a group (§2.2.4), and a Crawl-delay or
+//     Content-Signal inside a group is the whole group's.
 //   - "/robots.txt" itself is always allowed (§2.2.2).
 //
 // # Which groups apply

@@ -57,6 +57,13 @@ func needsNormalizing(pq string) bool {
 }
 
 func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
+	t := subject{p: p}
+	return r.decideSubject(a, &t)
+}
+
+// decideSubject is decidePath for a subject the caller matches further.
+func (r *Robots) decideSubject(a Agent, t *subject) (bool, *rule) {
+	p := t.p
 	if isRobotsTxt(p) {
 		return true, nil // RFC 9309 §2.2.2
 	}
@@ -69,12 +76,11 @@ func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	case modeDisallowAll:
 		return false, nil
 	}
-	t := subject{p: p}
 	named := false
 	var deny, allow *rule
 	r.eachName(a, func(gs []int32) bool {
 		named = true
-		if best := r.best(gs, &t); best != nil {
+		if best := r.best(gs, t); best != nil {
 			if !best.allow {
 				deny = best
 				return false
@@ -89,7 +95,7 @@ func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	if named {
 		return true, allow
 	}
-	if best := r.best(r.star, &t); best != nil {
+	if best := r.best(r.star, t); best != nil {
 		return best.allow, best
 	}
 	return true, nil
@@ -192,6 +198,16 @@ func (m *matcher) child(n *node, c byte) *edge {
 		return &es[lo]
 	}
 	return nil
+}
+
+// matches reports whether ru matches the subject.
+func (m *matcher) matches(ru *rule, t *subject) bool {
+	return strings.HasPrefix(t.p, m.lit(ru)) && m.matchRest(ru, t)
+}
+
+// index returns the index in m.rules of ru, which points into it.
+func (m *matcher) index(ru *rule) int {
+	return int((uintptr(unsafe.Pointer(ru)) - uintptr(unsafe.Pointer(unsafe.SliceData(m.rules)))) / unsafe.Sizeof(rule{}))
 }
 
 // matchRest reports whether ru matches p, given that p starts with ru's
