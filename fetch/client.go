@@ -85,6 +85,7 @@ type chain struct {
 	limits                       Limits
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
+	usage                        usagePolicy
 	log                          *slog.Logger
 
 	base  http.RoundTripper // the bot's base transport
@@ -125,6 +126,10 @@ func newChain(bot Bot) (*chain, error) {
 	if err != nil {
 		return nil, err
 	}
+	usage, err := newUsagePolicy(&bot)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkHeaderText(bot.From); err != nil {
 		return nil, fmt.Errorf("fetch: invalid From: %v", err)
 	}
@@ -143,6 +148,7 @@ func newChain(bot Bot) (*chain, error) {
 		jar:      bot.Jar,
 		limits:   bot.Limits,
 		detector: bot.Challenge,
+		usage:    usage,
 		log:      bot.Logger,
 	}
 	if c.accept == "" {
@@ -300,6 +306,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// failed on one of this chain's own errors.
 		return nil, &Error{Outcome: classify(err), URL: req.URL.String(), Err: err}
 	}
+	if err := c.checkRobotsUsage(req.URL); err != nil {
+		cancel()
+		closeBody(req)
+		c.log.Debug("fetch: usage refused", "url", req.URL.String(), "err", err)
+		return nil, err
+	}
 
 	// A shallow copy with its own header: the layers below clone again
 	// before changing anything else.
@@ -450,7 +462,7 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 				Err: fmt.Errorf("fetch: content type %q", ct)}
 		}
 	}
-	return nil
+	return c.checkHeaderUsage(resp)
 }
 
 // challengeOutcome is the outcome of a challenge page: RateLimited for a

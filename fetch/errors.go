@@ -32,6 +32,7 @@ const (
 	Timeout                             // the total time limit (or the caller's context) ended the fetch (D11)
 	BlockedDomain                       // the host is on the bot's block list (D14)
 	Duplicate                           // the URL was fetched before and the bot fetches each URL once (S8)
+	UsageRefused                        // the site's usage preferences refuse one of the bot's purposes, and the bot refuses such pages (Bot.UsageMode)
 )
 
 var outcomeNames = [...]string{
@@ -49,12 +50,14 @@ var outcomeNames = [...]string{
 	Timeout:          "timeout",
 	BlockedDomain:    "blocked_domain",
 	Duplicate:        "duplicate",
+	UsageRefused:     "usage_refused",
 }
 
 // String returns the outcome's stable name ("ok", "not_modified",
 // "disallowed", "blocked", "rate_limited", "gave_up", "unreachable",
 // "auth_required", "not_html", "too_large", "too_many_redirects", "timeout",
-// "blocked_domain", "duplicate"), or "" for values outside the set.
+// "blocked_domain", "duplicate", "usage_refused"), or "" for values outside
+// the set.
 func (o Outcome) String() string {
 	if o <= 0 || int(o) >= len(outcomeNames) {
 		return ""
@@ -90,6 +93,7 @@ var (
 	ErrTimeout          = errors.New("fetch: timed out")
 	ErrBlockedDomain    = errors.New("fetch: domain is blocked")
 	ErrDuplicate        = errors.New("fetch: already fetched")
+	ErrUsageRefused     = errors.New("fetch: usage refused by the site")
 )
 
 // Usage errors: the request itself is not one a polite bot sends. They are
@@ -117,6 +121,7 @@ var sentinels = [...]error{
 	Timeout:          ErrTimeout,
 	BlockedDomain:    ErrBlockedDomain,
 	Duplicate:        ErrDuplicate,
+	UsageRefused:     ErrUsageRefused,
 }
 
 // Err returns the outcome's sentinel error (nil for OK, NotModified and
@@ -204,6 +209,8 @@ func classify(err error) Outcome {
 		return Unreachable
 	case errors.Is(err, robots.ErrDisallowed), errors.Is(err, ErrDenied):
 		return Disallowed
+	case errors.Is(err, ErrUsageRefused):
+		return UsageRefused
 	case errors.Is(err, challenge.ErrChallenged):
 		return Blocked
 	case errors.Is(err, politeness.ErrGaveUp):
