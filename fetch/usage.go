@@ -94,7 +94,18 @@ func (c *chain) robotsUsage(u *url.URL) robots.Usage {
 	if !ok {
 		return robots.Usage{}
 	}
-	return r.Usage(c.agent, u.RequestURI())
+	return r.Usage(c.agent, requestTarget(u))
+}
+
+// requestTarget is u.RequestURI without building a string when u has no
+// query (the path alone is the target then).
+func requestTarget(u *url.URL) string {
+	if u.RawQuery == "" && !u.ForceQuery && u.Opaque == "" {
+		if p := u.EscapedPath(); p != "" {
+			return p
+		}
+	}
+	return u.RequestURI()
 }
 
 // checkRobotsUsage refuses, before any request, a URL whose robots.txt

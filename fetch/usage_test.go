@@ -198,3 +198,25 @@ func TestUsage_BadConfig(t *testing.T) {
 		t.Error("UsageMode names")
 	}
 }
+
+// Page.Usage reads robots.txt for the page's escaped path and its query.
+func TestUsage_PageVerdictTargets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").
+			Handle("/robots.txt", fetchtest.Robots("User-agent: *\nContent-Usage: /caf%C3%A9 search=n\nContent-Usage: /q?x=1 ai-use=n\n")).
+			Handle("/café", fetchtest.HTML("c")).
+			Handle("/q", fetchtest.HTML("q"))
+		f := mustFetcher(t, memBot(w))
+		if p := get(t, f, "http://a.test/caf%C3%A9", fetch.OK); p.Usage != verdicts(robots.Search, robots.Disallowed) {
+			t.Errorf("escaped path: %v", p.Usage)
+		}
+		if p := get(t, f, "http://a.test/q?x=1", fetch.OK); p.Usage != verdicts(robots.AIInput, robots.Disallowed) {
+			t.Errorf("query: %v", p.Usage)
+		}
+		if w.Count("a.test", "/café")+w.Count("a.test", "/q") != 2 {
+			t.Error("pages not fetched")
+		}
+	})
+}
