@@ -122,28 +122,49 @@ var (
 	tenRulesUsage  = withUsage(tenRules + "\n")
 )
 
-// benchUsage measures Usage, or Allowed on the same file and targets for
-// the ratio in BENCHMARKS.md.
-func benchUsage(b *testing.B, body string, a Agent, usage bool) {
+// benchUsage measures Usage over the benchmark targets.
+func benchUsage(b *testing.B, body string, a Agent) {
 	r := Parse([]byte(body))
 	ts := benchTargets()
-	if usage {
-		measure(b, func(i int) { r.Usage(a, ts[i%len(ts)]) })
-		return
-	}
-	measure(b, func(i int) { r.Allowed(a, ts[i%len(ts)]) })
+	measure(b, func(i int) { r.Usage(a, ts[i%len(ts)]) })
 }
+
+// benchUsageRatio alternates blocks of Usage and Allowed calls on the same
+// file and targets and reports the CPU time of each per call and their
+// ratio, so that load changes during the run hit both alike.
+func benchUsageRatio(b *testing.B, body string) {
+	r := Parse([]byte(body))
+	ts := benchTargets()
+	const block = 1024
+	var tu, ta time.Duration
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		start := cpuTime()
+		for i := range block {
+			r.Usage(benchAgent, ts[i%len(ts)])
+		}
+		mid := cpuTime()
+		for i := range block {
+			r.Allowed(benchAgent, ts[i%len(ts)])
+		}
+		tu, ta = tu+mid-start, ta+cpuTime()-mid
+		n += block
+	}
+	b.ReportMetric(float64(tu)/float64(n), "usage-cpu-ns")
+	b.ReportMetric(float64(ta)/float64(n), "allowed-cpu-ns")
+	b.ReportMetric(float64(tu)/float64(ta), "usage/allowed")
+}
+
+func BenchmarkUsageRatio_30KB(b *testing.B)    { benchUsageRatio(b, bench30KBUsage) }
+func BenchmarkUsageRatio_10Rules(b *testing.B) { benchUsageRatio(b, tenRulesUsage) }
 
 var benchPurposeAgent = Agent{Token: "Googlebot", PurposeTokens: []PurposeToken{{TrainAI, "Google-Extended"}}}
 
-func BenchmarkUsage_30KB(b *testing.B)           { benchUsage(b, bench30KBUsage, benchAgent, true) }
-func BenchmarkAllowed_30KBUsage(b *testing.B)    { benchUsage(b, bench30KBUsage, benchAgent, false) }
-func BenchmarkUsage_10Rules(b *testing.B)        { benchUsage(b, tenRulesUsage, benchAgent, true) }
-func BenchmarkAllowed_10RulesUsage(b *testing.B) { benchUsage(b, tenRulesUsage, benchAgent, false) }
-func BenchmarkUsage_30KB_PurposeToken(b *testing.B) {
-	benchUsage(b, bench30KBUsage, benchPurposeAgent, true)
-}
-func BenchmarkUsage_30KB_NoUsageLines(b *testing.B) { benchUsage(b, bench30KB, benchAgent, true) }
+func BenchmarkUsage_30KB(b *testing.B)              { benchUsage(b, bench30KBUsage, benchAgent) }
+func BenchmarkUsage_10Rules(b *testing.B)           { benchUsage(b, tenRulesUsage, benchAgent) }
+func BenchmarkUsage_30KB_PurposeToken(b *testing.B) { benchUsage(b, bench30KBUsage, benchPurposeAgent) }
+func BenchmarkUsage_30KB_NoUsageLines(b *testing.B) { benchUsage(b, bench30KB, benchAgent) }
 
 func BenchmarkParse_500KiB(b *testing.B) {
 	body := []byte(bench500KB)

@@ -57,13 +57,6 @@ func needsNormalizing(pq string) bool {
 }
 
 func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
-	t := subject{p: p}
-	return r.decideSubject(a, &t)
-}
-
-// decideSubject is decidePath for a subject the caller matches further.
-func (r *Robots) decideSubject(a Agent, t *subject) (bool, *rule) {
-	p := t.p
 	if isRobotsTxt(p) {
 		return true, nil // RFC 9309 §2.2.2
 	}
@@ -76,23 +69,38 @@ func (r *Robots) decideSubject(a Agent, t *subject) (bool, *rule) {
 	case modeDisallowAll:
 		return false, nil
 	}
-	named := false
-	var deny, allow *rule
+	var buf [maxNames][]int32
+	t := subject{p: p}
+	return r.decideGroups(r.agentGroups(a, buf[:0]), &t)
+}
+
+// maxNames is how many names of an agent are resolved without allocating.
+const maxNames = 8
+
+// agentGroups appends to dst the merged groups of each of a's names that has
+// any (none: the "*" groups apply).
+func (r *Robots) agentGroups(a Agent, dst [][]int32) [][]int32 {
 	r.eachName(a, func(gs []int32) bool {
-		named = true
+		dst = append(dst, gs)
+		return true
+	})
+	return dst
+}
+
+// decideGroups decides for the groups of an agent's names (named, from
+// agentGroups): disallowed if the groups of any one name disallow; the "*"
+// groups when no name has any.
+func (r *Robots) decideGroups(named [][]int32, t *subject) (bool, *rule) {
+	var allow *rule
+	for _, gs := range named {
 		if best := r.best(gs, t); best != nil {
 			if !best.allow {
-				deny = best
-				return false
+				return false, best
 			}
 			allow = best
 		}
-		return true
-	})
-	if deny != nil {
-		return false, deny
 	}
-	if named {
+	if len(named) > 0 {
 		return true, allow
 	}
 	if best := r.best(r.star, t); best != nil {

@@ -319,23 +319,25 @@ func notApplicable() Usage {
 }
 
 func (r *Robots) usagePath(a Agent, p string) Usage {
-	t := subject{p: p}
-	if ok, _ := r.decideSubject(a, &t); !ok {
-		return notApplicable()
-	}
 	if r == nil || r.mode != modeParsed {
+		if ok, _ := r.decidePath(a, p); !ok {
+			return notApplicable()
+		}
 		return Usage{}
+	}
+	t := subject{p: p}
+	var buf [maxNames][]int32
+	named := r.agentGroups(a, buf[:0])
+	if ok, _ := r.decideGroups(named, &t); !ok && !isRobotsTxt(p) {
+		return notApplicable()
 	}
 	u := r.signal
 	if r.hasUsage {
-		named := false
-		r.eachName(a, func(gs []int32) bool {
-			named = true
+		if len(named) == 0 {
+			named = append(named, r.star)
+		}
+		for _, gs := range named {
 			u = u.Combine(r.groupsUsage(gs, &t))
-			return true
-		})
-		if !named {
-			u = u.Combine(r.groupsUsage(r.star, &t))
 		}
 	}
 	for _, pt := range a.PurposeTokens {
