@@ -39,8 +39,11 @@ func FuzzUsage(f *testing.F) {
 		r := Parse([]byte(body))
 		a := Agent{Token: agent, Former: []string{"CleatBot"}, PurposeTokens: []PurposeToken{{TrainAI, agent + "-Extended"}}}
 		got := r.Usage(a, target)
-		if want := slowUsage(r, a, target); got != want {
+		if want := slowUsage(r, a, target, true); got != want {
 			t.Fatalf("Usage = %v, brute force says %v", got, want)
+		}
+		if got, want := r.Statement(a, target), slowUsage(r, a, target, false); got != want {
+			t.Fatalf("Statement = %v, brute force says %v", got, want)
 		}
 		if r.Allowed(a, target) != (got.Get(Search) != NotApplicable) {
 			t.Fatalf("Usage %v disagrees with Allowed", got)
@@ -48,9 +51,9 @@ func FuzzUsage(f *testing.F) {
 	})
 }
 
-// slowUsage is Usage by brute force.
-func slowUsage(r *Robots, a Agent, target string) Usage {
-	if !slowAllowed(r, a, target) {
+// slowUsage is Usage (crawl) or Statement by brute force.
+func slowUsage(r *Robots, a Agent, target string, crawl bool) Usage {
+	if crawl && !slowAllowed(r, a, target) {
 		return notApplicable()
 	}
 	p := string(normalizeTarget(nil, target))

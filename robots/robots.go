@@ -2,6 +2,7 @@ package robots
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -163,6 +164,15 @@ func (r *Robots) Sitemaps() []string {
 		return nil
 	}
 	return slices.Clone(r.sitemaps)
+}
+
+// Names returns the product tokens the file has groups for, lower-cased and
+// sorted ("*" not included).
+func (r *Robots) Names() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(r.names))
 }
 
 // Truncated reports whether the file was longer than [MaxParseBytes] and its

@@ -300,13 +300,25 @@ type PurposeToken struct {
 // Usage costs about what Allowed costs plus a walk of the (usually tiny)
 // Content-Usage tries, and does not allocate for targets up to 2 KiB.
 func (r *Robots) Usage(a Agent, target string) Usage {
+	return r.usage(a, target, true)
+}
+
+// Statement is [Robots.Usage] without the crawl decision: what the file
+// states about the use of target by a, also where a may not fetch it (so
+// never NotApplicable). Comparing it with [Robots.Allowed] finds a file that
+// contradicts itself, such as "Disallow: /" with "search=yes".
+func (r *Robots) Statement(a Agent, target string) Usage {
+	return r.usage(a, target, false)
+}
+
+func (r *Robots) usage(a Agent, target string, crawl bool) Usage {
 	pq := pathAndQuery(target)
 	if needsNormalizing(pq) {
 		var buf [2048]byte
 		b := normalizeTarget(buf[:0], target)
-		return r.usagePath(a, unsafe.String(unsafe.SliceData(b), len(b)))
+		return r.usagePath(a, unsafe.String(unsafe.SliceData(b), len(b)), crawl)
 	}
-	return r.usagePath(a, pq)
+	return r.usagePath(a, pq, crawl)
 }
 
 // notApplicable is the Usage of a path that may not be fetched.
@@ -318,9 +330,11 @@ func notApplicable() Usage {
 	return u
 }
 
-func (r *Robots) usagePath(a Agent, p string) Usage {
+// usagePath answers for a normalised target; with crawl, a target a may not
+// fetch is NotApplicable.
+func (r *Robots) usagePath(a Agent, p string, crawl bool) Usage {
 	if r == nil || r.mode != modeParsed {
-		if ok, _ := r.decidePath(a, p); !ok {
+		if ok, _ := r.decidePath(a, p); !ok && crawl {
 			return notApplicable()
 		}
 		return Usage{}
@@ -328,8 +342,10 @@ func (r *Robots) usagePath(a Agent, p string) Usage {
 	t := subject{p: p}
 	var buf [maxNames][]int32
 	named := r.agentGroups(a, buf[:0])
-	if ok, _ := r.decideGroups(named, &t); !ok && !isRobotsTxt(p) {
-		return notApplicable()
+	if crawl && !isRobotsTxt(p) {
+		if ok, _ := r.decideGroups(named, &t); !ok {
+			return notApplicable()
+		}
 	}
 	u := r.signal
 	if r.hasUsage {

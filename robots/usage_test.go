@@ -2,6 +2,7 @@ package robots_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/robots"
@@ -325,5 +326,35 @@ func TestRobotsUsage_NoAllocation(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { r.Usage(a, target) }); n != 0 {
 			t.Errorf("Usage(%q) allocates %v times", target, n)
 		}
+	}
+}
+
+// Statement is what the file says, also where the agent may not fetch:
+// the draft's /never/test row has no preference, but the file does state
+// one for it, which is what a check for contradictions compares.
+func TestRobotsStatement(t *testing.T) {
+	r := robots.Parse([]byte(attachExample + "\nUser-agent: HootyBot\nDisallow: /\nContent-Signal: search=yes\n"))
+	tests := []struct {
+		agent, target string
+		want          robots.Usage
+	}{
+		{"SomeBot", "/never/test", usage(robots.TrainAI, robots.Disallowed)},
+		{"SomeBot", "/ai-ok/test", usage(robots.TrainAI, robots.Allowed)},
+		{"HootyBot", "/", usage(robots.Search, robots.Allowed)},
+	}
+	for _, tc := range tests {
+		a := robots.Agent{Token: tc.agent}
+		if got := r.Statement(a, tc.target); got != tc.want {
+			t.Errorf("%s %s: Statement = %v, want %v", tc.agent, tc.target, got, tc.want)
+		}
+	}
+	if got := r.Usage(robots.Agent{Token: "HootyBot"}, "/").Get(robots.Search); got != robots.NotApplicable {
+		t.Errorf("Usage for a disallowed path: %v", got)
+	}
+	if got, want := r.Names(), []string{"examplebot", "hootybot"}; !slices.Equal(got, want) {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+	if (*robots.Robots)(nil).Names() != nil || robots.DisallowAll.Statement(robots.Agent{}, "/") != (robots.Usage{}) {
+		t.Error("nil and DisallowAll state nothing")
 	}
 }
