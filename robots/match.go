@@ -11,7 +11,8 @@ import (
 // package documentation for the matching rules and for which groups apply.
 //
 // Allowed does not allocate for targets whose normalised path and query fit
-// in 2 KiB; a target already in normal form (the usual case) is not copied.
+// in 2 KiB and agents with at most seven former names; a target already in
+// normal form (the usual case) is not copied.
 func (r *Robots) Allowed(a Agent, target string) bool {
 	ok, _ := r.decide(a, target)
 	return ok

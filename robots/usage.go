@@ -298,7 +298,7 @@ type PurposeToken struct {
 // Unknown.
 //
 // Usage costs about what Allowed costs plus a walk of the (usually tiny)
-// Content-Usage tries, and does not allocate for targets up to 2 KiB.
+// Content-Usage tries, and allocates no more than Allowed does.
 func (r *Robots) Usage(a Agent, target string) Usage {
 	return r.usage(a, target, true)
 }
