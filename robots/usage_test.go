@@ -195,6 +195,9 @@ func TestRobotsUsage(t *testing.T) {
 		{"absent paths combine", "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: train-ai=y, search=y\n",
 			robots.Agent{}, "/any", usage(robots.TrainAI, n, robots.Search, y)},
 		{"tab ends the path", "User-agent: *\nContent-Usage: /p\ttrain-ai=n\n", robots.Agent{}, "/p", usage(robots.TrainAI, n)},
+		// §3.2: "SP (U+20) and HTAB (U+09) characters need to be replaced
+		// with "%20" and "%09"" in a path.
+		{"encoded space in the path", "User-agent: *\nContent-Usage: /a%20b train-ai=n\n", robots.Agent{}, "/a b/c", usage(robots.TrainAI, n)},
 		// The value ends at "#".
 		{"comment", "User-agent: *\nContent-Usage: / train-ai=n # search=n\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
 		{"unknown labels ignored", "User-agent: *\nContent-Usage: / train-ai=n, future=n;x=1\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
@@ -227,6 +230,9 @@ func TestRobotsUsage(t *testing.T) {
 		// Cloudflare Content Signals: in a group, and outside any group for
 		// every agent; absent keys neither grant nor restrict.
 		{"signal in group", "User-Agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		// Cloudflare's managed robots.txt writes the pairs without spaces.
+		{"managed robots.txt", "User-agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\n",
 			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
 		{"signal alias", "User-Agent: *\nContent-Signals: ai-input=no\nAllow: /\n", robots.Agent{}, "/x", usage(robots.AIInput, n)},
 		{"signal of another group", "User-Agent: other\nContent-Signal: search=no\nAllow: /\n", robots.Agent{Token: "me"}, "/x", robots.Usage{}},
