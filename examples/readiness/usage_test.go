@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestReadiness_UsagePreferencesPerToken(t *testing.T) {
 		w.Host("school.test").
 			Handle("/robots.txt", fetchtest.Robots("Content-Signal: search=yes\n\nUser-agent: HootyBot\nDisallow: /\n\nUser-agent: SofyaBot\nAllow: /\nContent-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\nContent-Usage: ai-use=n\n")).
 			Handle("/", fetchtest.HTML(`<a href="/about">About</a>`)).
-			Handle("/about", fetchtest.HTML("about"))
+			Handle("/about", fetchtest.Page{Body: "about", Header: http.Header{"Tdm-Reservation": {"1"}}})
 		prefix := filepath.Join(t.TempDir(), "report")
 		out := bottest.MustRun(t, readiness.Run, w, args(t, "-report", prefix, "http://school.test/")...)
 		if n := w.Count("school.test", "/about"); n != 1 {
@@ -37,11 +38,12 @@ func TestReadiness_UsagePreferencesPerToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, want := range []string{
-			"## Usage preferences in robots.txt, per token",
+			"## Usage preferences: robots.txt per token, response headers",
 			"| http://school.test/robots.txt | - | stated | BothyBot: search=y, ai-input=n; refuses ai-input: BothyBot's crawl will not use these pages |",
 			"| http://school.test/robots.txt | - | contradiction | hootybot: search=y, but robots.txt does not let it fetch / |",
 			"| http://school.test/robots.txt | - | stated | sofyabot: search=y, train-ai=n |",
 			"| http://school.test/robots.txt | - | stated | *: search=y, ai-input=n |",
+			"| http://school.test/about | 200 | stated | response header: train-ai=n |", // W3C TDMRep
 			"6 URLs in",             // the usage lines are statements, not URLs read
 			"| 3 | 3 | 0 | 0 | 0 |", // home, robots.txt, /about found; llms.txt, llms-full.txt, sitemap missing
 		} {

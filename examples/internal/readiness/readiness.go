@@ -105,6 +105,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		r := botkit.ResultOf(raw, p, err)
 		c.s.Out.Emit(r)
 		add(item(kind, r))
+		c.headerUsage(p, add)
 		return p, err
 	}
 	home := site.ResolveReference(&url.URL{Path: "/"})
@@ -183,6 +184,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	}
 	cr := &botkit.Crawl{Fetcher: c.f, Frontier: front, FollowLinks: c.full, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		add(item("page", r))
+		c.headerUsage(p, add)
 	}}
 	cr.Run(ctx, c.s)
 	rep.Finished = time.Now()
@@ -230,6 +232,23 @@ func usageItems(r *robots.Robots, robotsURL string, agent robots.Agent, purposes
 		items = append(items, it)
 	}
 	return items
+}
+
+// headerUsage adds a usage item for a page whose response header states a
+// preference (Content-Usage, tdm-reservation).
+func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
+	if p == nil {
+		return
+	}
+	u := robots.UsageFromHeader(p.Header)
+	if u.IsZero() {
+		return
+	}
+	it := report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated", Why: "response header: " + u.String()}
+	if pu, ok := u.Disallows(c.purposes); ok {
+		it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use this page", pu)
+	}
+	add(it)
 }
 
 // grants reports whether u allows any purpose.

@@ -87,7 +87,7 @@ func class(it Item) string {
 var kindTitle = map[string]string{
 	"home":    "Home page",
 	"robots":  "robots.txt",
-	"usage":   "Usage preferences in robots.txt, per token",
+	"usage":   "Usage preferences: robots.txt per token, response headers",
 	"ai-file": "Files for AI assistants",
 	"sitemap": "Sitemaps",
 	"page":    "Pages",
