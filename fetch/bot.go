@@ -30,6 +30,24 @@ type Bot struct {
 	// for them still apply (B3).
 	FormerTokens []string
 
+	// Purposes are what the bot does with what it fetches (feeding an
+	// assistant: robots.AIInput; building a search index: robots.Search).
+	// Sites state preferences about them in robots.txt (Content-Usage,
+	// Content-Signal, purpose tokens) and in response headers
+	// (Content-Usage, tdm-reservation); UsageMode says what the bot does when
+	// one is refused. Nil declares none, and nothing is refused.
+	Purposes []robots.Purpose
+	// PurposeTokens are control-only robots.txt product tokens that speak
+	// for one purpose each (see [robots.PurposeToken]). They never change
+	// which URLs may be fetched.
+	PurposeTokens []robots.PurposeToken
+	// UsageMode is what happens when a site refuses one of Purposes. The
+	// zero value, UsageRecord, fetches as usual and records the verdict in
+	// [Page.Usage]; UsageRefuse sends no request for a URL that robots.txt
+	// alone refuses and drops a response whose header refuses, both as
+	// UsageRefused.
+	UsageMode UsageMode
+
 	// UserAgent is the User-Agent sent with every request, robots.txt
 	// fetches included. It may contain placeholders "{name}" filled per
 	// request from [WithUserAgentVar] (D1: "verification for {directory}");
@@ -261,7 +279,8 @@ func (b *Bot) agent() (robots.Agent, error) {
 			return robots.Agent{}, fmt.Errorf("%w: set Bot.Token (cannot derive it from %q)", ErrUserAgent, b.UserAgent)
 		}
 	}
-	return robots.Agent{Token: tok, Former: append([]string(nil), b.FormerTokens...)}, nil
+	return robots.Agent{Token: tok, Former: append([]string(nil), b.FormerTokens...),
+		PurposeTokens: append([]robots.PurposeToken(nil), b.PurposeTokens...)}, nil
 }
 
 // A uaTemplate is a User-Agent split at its "{name}" placeholders.

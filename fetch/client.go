@@ -91,6 +91,7 @@ type chain struct {
 	limits                       Limits
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
+	usage                        usagePolicy
 	log                          *slog.Logger
 	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
@@ -132,6 +133,10 @@ func newChain(bot Bot) (*chain, error) {
 	if err != nil {
 		return nil, err
 	}
+	usage, err := newUsagePolicy(&bot)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkHeaderText(bot.From); err != nil {
 		return nil, fmt.Errorf("fetch: invalid From: %v", err)
 	}
@@ -151,6 +156,7 @@ func newChain(bot Bot) (*chain, error) {
 		limits:   bot.Limits,
 		addrs:    newAddrPolicy(bot.AllowInternal),
 		detector: bot.Challenge,
+		usage:    usage,
 		log:      bot.Logger,
 	}
 	if c.accept == "" {
@@ -311,6 +317,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
 		return nil, &Error{Outcome: classify(err), URL: req.URL.Redacted(), Err: err}
+	}
+	if err := c.checkRobotsUsage(req.URL); err != nil {
+		cancel()
+		closeBody(req)
+		c.log.Debug("fetch: usage refused", "url", req.URL.String(), "err", err)
+		return nil, err
 	}
 
 	// A shallow copy with its own header: the layers below clone again
@@ -498,7 +510,7 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 				Err: fmt.Errorf("fetch: content type %q", ct)}
 		}
 	}
-	return nil
+	return c.checkHeaderUsage(resp)
 }
 
 // challengeError is the error for a challenge page at u, answered with

@@ -32,6 +32,9 @@
 //     or if robots.txt is unreachable (5xx, timeout: H5, D8). robots.txt
 //     requests themselves go through layers 3 to 6, with the bot's headers,
 //     so they are paced and signed too (B12).
+//     A bot that declares purposes (Bot.Purposes) in [UsageRefuse] mode is
+//     refused here too, before any request, when the cached robots.txt
+//     refuses one of them ([robots.Robots.Usage]): UsageRefused.
 //  3. Headers: User-Agent (fixed, or filled per request from
 //     [WithUserAgentVar]), From, Accept; Cookie removed unless the bot has
 //     a Jar; Authorization and Proxy-Authorization always removed (a bot
@@ -54,7 +57,11 @@
 // RateLimited one for a vendor's rate-limit page such as Cloudflare's 1015:
 // the site asks for "later", not "never") and, for HTML-only bots, another
 // content type a NotHTML error (except under [WithMachineFile], for
-// sitemaps and /llms.txt); their bodies are never returned. Pacing
+// sitemaps and /llms.txt), and in [UsageRefuse] mode a response whose
+// Content-Usage or tdm-reservation field refuses one of the bot's purposes
+// a UsageRefused error; their bodies are never returned. In the default
+// [UsageRecord] mode [Page.Usage] carries what robots.txt and the header
+// say, combined most restrictively. Pacing
 // pauses the host when such a page comes with a rate-limit status (429, 503);
 // one served with another status gets the normal gap only. The client's CheckRedirect enforces the redirect limit.
 //

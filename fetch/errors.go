@@ -34,6 +34,7 @@ const (
 	Duplicate                           // the URL was fetched before and the bot fetches each URL once (S8)
 	InternalAddress                     // the host is, or resolves to, an internal address the bot may not reach (Bot.AllowInternal)
 	InsecureRedirect                    // a redirect from https to plain http, refused (Bot.RefuseDowngrade)
+	UsageRefused                        // the site's usage preferences refuse one of the bot's purposes, and the bot refuses such pages (Bot.UsageMode)
 )
 
 var outcomeNames = [...]string{
@@ -53,13 +54,14 @@ var outcomeNames = [...]string{
 	Duplicate:        "duplicate",
 	InternalAddress:  "internal_address",
 	InsecureRedirect: "insecure_redirect",
+	UsageRefused:     "usage_refused",
 }
 
 // String returns the outcome's stable name ("ok", "not_modified",
 // "disallowed", "blocked", "rate_limited", "gave_up", "unreachable",
 // "auth_required", "not_html", "too_large", "too_many_redirects", "timeout",
-// "blocked_domain", "duplicate", "internal_address", "insecure_redirect"),
-// or "" for values outside the set.
+// "blocked_domain", "duplicate", "internal_address", "insecure_redirect",
+// "usage_refused"), or "" for values outside the set.
 func (o Outcome) String() string {
 	if o <= 0 || int(o) >= len(outcomeNames) {
 		return ""
@@ -97,6 +99,7 @@ var (
 	ErrDuplicate        = errors.New("fetch: already fetched")
 	ErrInternalAddress  = errors.New("fetch: internal address")
 	ErrInsecureRedirect = errors.New("fetch: redirect from https to http")
+	ErrUsageRefused     = errors.New("fetch: usage refused by the site")
 )
 
 // Usage errors: the request itself is not one a polite bot sends. They are
@@ -126,6 +129,7 @@ var sentinels = [...]error{
 	Duplicate:        ErrDuplicate,
 	InternalAddress:  ErrInternalAddress,
 	InsecureRedirect: ErrInsecureRedirect,
+	UsageRefused:     ErrUsageRefused,
 }
 
 // Err returns the outcome's sentinel error (nil for OK, NotModified and
@@ -217,6 +221,8 @@ func classify(err error) Outcome {
 		return Unreachable
 	case errors.Is(err, robots.ErrDisallowed), errors.Is(err, ErrDenied):
 		return Disallowed
+	case errors.Is(err, ErrUsageRefused):
+		return UsageRefused
 	case errors.Is(err, challenge.ErrChallenged):
 		return Blocked
 	case errors.Is(err, politeness.ErrGaveUp):

@@ -27,6 +27,7 @@ type Page struct {
 	NotModified bool              // 304 to a conditional request (Outcome NotModified)
 	Outcome     Outcome           // how the fetch ended
 	Verdict     challenge.Verdict // the challenge verdict when Outcome is Blocked
+	Usage       robots.Usage      // what robots.txt and the response header say about using the page (see Bot.Purposes)
 }
 
 // Fetcher fetches pages as a bot and says how each fetch ended. Make one with
@@ -226,6 +227,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string) (*P
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp)
+	page.Usage = f.chain.pageUsage(resp)
 	body, err := io.ReadAll(resp.Body)
 	page.Body = body
 	if err != nil {
@@ -269,6 +271,7 @@ func (p *Page) setResponse(resp *http.Response) {
 func (p *Page) fail(e *Error) (*Page, error) {
 	p.Outcome = e.Outcome
 	p.Verdict = e.Verdict()
+	p.Usage = p.Usage.Combine(e.usage())
 	if e.Status != 0 {
 		p.Status = e.Status
 	}

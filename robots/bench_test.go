@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,6 +100,72 @@ func BenchmarkAllowed_30KB_FormerNames(b *testing.B) {
 	measure(b, func(i int) { r.Allowed(a, ts[i%len(ts)]) })
 }
 
+// withUsage adds to every group of body a Content-Usage rule without a
+// path, one with a path, and a Content-Signal line: what a file that states
+// preferences looks like.
+func withUsage(body string) string {
+	var b strings.Builder
+	i := 0
+	for _, l := range strings.SplitAfter(body, "\n") {
+		if l == "\n" {
+			w := genWords[i%len(genWords)]
+			i++
+			fmt.Fprintf(&b, "Content-Usage: train-ai=n\nContent-Usage: /%s/ train-ai=y, search=y\nContent-Signal: search=yes, ai-input=yes\n", w)
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+var (
+	bench30KBUsage = withUsage(bench30KB)
+	tenRulesUsage  = withUsage(tenRules + "\n")
+)
+
+// benchUsage measures Usage over the benchmark targets.
+func benchUsage(b *testing.B, body string, a Agent) {
+	r := Parse([]byte(body))
+	ts := benchTargets()
+	measure(b, func(i int) { r.Usage(a, ts[i%len(ts)]) })
+}
+
+// benchUsageRatio alternates blocks of Usage and Allowed calls on the same
+// file and targets and reports the CPU time of each per call and their
+// ratio, so that load changes during the run hit both alike.
+func benchUsageRatio(b *testing.B, body string) {
+	r := Parse([]byte(body))
+	ts := benchTargets()
+	const block = 1024
+	var tu, ta time.Duration
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		start := cpuTime()
+		for i := range block {
+			r.Usage(benchAgent, ts[i%len(ts)])
+		}
+		mid := cpuTime()
+		for i := range block {
+			r.Allowed(benchAgent, ts[i%len(ts)])
+		}
+		tu, ta = tu+mid-start, ta+cpuTime()-mid
+		n += block
+	}
+	b.ReportMetric(float64(tu)/float64(n), "usage-cpu-ns")
+	b.ReportMetric(float64(ta)/float64(n), "allowed-cpu-ns")
+	b.ReportMetric(float64(tu)/float64(ta), "usage/allowed")
+}
+
+func BenchmarkUsageRatio_30KB(b *testing.B)    { benchUsageRatio(b, bench30KBUsage) }
+func BenchmarkUsageRatio_10Rules(b *testing.B) { benchUsageRatio(b, tenRulesUsage) }
+
+var benchPurposeAgent = Agent{Token: "Googlebot", PurposeTokens: []PurposeToken{{TrainAI, "Google-Extended"}}}
+
+func BenchmarkUsage_30KB(b *testing.B)              { benchUsage(b, bench30KBUsage, benchAgent) }
+func BenchmarkUsage_10Rules(b *testing.B)           { benchUsage(b, tenRulesUsage, benchAgent) }
+func BenchmarkUsage_30KB_PurposeToken(b *testing.B) { benchUsage(b, bench30KBUsage, benchPurposeAgent) }
+func BenchmarkUsage_30KB_NoUsageLines(b *testing.B) { benchUsage(b, bench30KB, benchAgent) }
+
 func BenchmarkParse_500KiB(b *testing.B) {
 	body := []byte(bench500KB)
 	b.SetBytes(int64(len(body)))
@@ -155,6 +222,19 @@ func TestBenchInputs(t *testing.T) {
 	}
 	if r, _, _ := count(tenRules); r != 10 {
 		t.Errorf("tenRules has %d rules", r)
+	}
+	// The usage benchmarks walk Content-Usage tries for the agent they ask as.
+	said := 0
+	for _, body := range []string{bench30KBUsage, tenRulesUsage} {
+		r := Parse([]byte(body))
+		for _, target := range benchTargets() {
+			if r.Usage(benchAgent, target).Get(TrainAI) != Unknown {
+				said++
+			}
+		}
+	}
+	if said < 64 {
+		t.Errorf("usage inputs state train-ai for %d of 128 targets", said)
 	}
 	if len(bench500KB) < 500<<10 || len(bench500KB) > MaxParseBytes {
 		t.Errorf("500KiB input is %d bytes", len(bench500KB))

@@ -36,11 +36,12 @@
 //     [Agent.Token]. "*", alone or followed by white space (including NBSP
 //     and NEL, in UTF-8 or as Latin-1 bytes), names every bot. Several
 //     groups for one name are merged (§2.2.1).
-//   - A group is its user-agent lines and the rules after them: only an
-//     Allow or Disallow line closes the list of user-agents. Every other line
-//     (Crawl-delay, Sitemap, unknown records, comments, blank lines) neither
-//     starts nor ends a group (§2.2.4), and a Crawl-delay inside a group is
-//     the whole group's.
+//   - A group is its user-agent lines and the rules after them: only a rule
+//     (Allow, Disallow, or the Content-Usage rule draft-ietf-aipref-attach
+//     §3 adds) closes the list of user-agents. Every other line
+//     (Crawl-delay, Sitemap, Content-Signal, unknown records, comments, blank
+//     lines) neither starts nor ends a group (§2.2.4), and a Crawl-delay or
+//     Content-Signal inside a group is the whole group's.
 //   - "/robots.txt" itself is always allowed (§2.2.2).
 //
 // # Which groups apply
@@ -112,6 +113,38 @@
 // fetched through the bot's own [http.RoundTripper], refreshed
 // after a TTL, coalesced across concurrent callers, and optionally persisted
 // through a [Store]; robots/boltstore keeps copies in a bbolt file.
+//
+// # Usage preferences
+//
+// Beyond where a bot may go, a file can say what the content may be used
+// for. [Robots.Usage] answers, for an [Agent] and a target, a [Verdict] per
+// [Purpose] (search, ai-input, train-ai): Allowed, Disallowed, Unknown (the
+// file says nothing) or NotApplicable (the target is disallowed, so no
+// preference applies: draft-ietf-aipref-attach §3.1). It reads:
+//
+//   - Content-Usage rules (draft-ietf-aipref-attach §3), "Content-Usage:
+//     /path train-ai=n, search=y": a rule of its group, compiled into tries
+//     of their own by the same code as Allow and Disallow and matched the
+//     same way (longest pattern in octets, wildcards, "$", percent-encoding
+//     equivalence). A rule without a path matches every path and is shorter
+//     than any with one. Matching rules of the same length, identical paths
+//     included, combine most restrictively (draft-ietf-aipref-vocab §5.1); so
+//     do the merged groups of one name and the names of an agent. The value is
+//     in the AIPREF format of [ParseUsage]; one that is not a Dictionary is
+//     ignored.
+//   - Content-Signal lines (Cloudflare's Content Signals Policy, also spelled
+//     Content-Signals), "search=yes, ai-input=yes, ai-train=no": in a group
+//     they apply to the group's every path; before the first user-agent line
+//     to every agent. Absent keys neither grant nor restrict.
+//   - Purpose tokens ([PurposeToken]): control-only product tokens an agent
+//     lists; a group for one that disallows the target means Disallowed for
+//     its purpose, one that does not means Allowed, none means Unknown. They
+//     never change [Robots.Allowed].
+//
+// All of these combine most restrictively. The groups are those Allowed
+// uses. Usage costs about what Allowed costs and does not allocate.
+// [UsageFromHeader] reads the same preferences from a response (the
+// Content-Usage field and TDMRep's tdm-reservation).
 //
 // # Page rules
 //

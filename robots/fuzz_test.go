@@ -22,6 +22,86 @@ func fuzzSeeds(f *testing.F) {
 	f.Add("User-agent: *\nDisallow: //\nDisallow: /*admin\n", "//admin/x?q#f", "")
 }
 
+// usageSeeds are files with the records Usage reads.
+func usageSeeds(f *testing.F) {
+	f.Add("User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n\nUser-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n", "/ai-ok/test", "ExampleBot")
+	f.Add("Content-Signal: search=yes\nUser-agent: a\nContent-Signals: ai-train=no, ai-input=yes\nContent-Usage: /*.pdf$\tsearch=n\nContent-Usage: /a*c search=y\nContent-Usage: /ab* search=n\n", "/abc.pdf", "a")
+	f.Add("User-agent: a\nContent-Usage: /%7e%2f\xe3 train-ai=n;x, ai-use=?1\nUser-agent: a-Extended\nDisallow: /\nContent-Usage: /p\nContent-Usage: / search=\"y\"\n", "/~%2F%E3", "a")
+}
+
+// FuzzUsage checks Usage against a brute-force reading of the same rules:
+// every Content-Usage rule of the chosen groups matched by a recursive glob,
+// the longest ones combined.
+func FuzzUsage(f *testing.F) {
+	fuzzSeeds(f)
+	usageSeeds(f)
+	f.Fuzz(func(t *testing.T, body, target, agent string) {
+		r := Parse([]byte(body))
+		a := Agent{Token: agent, Former: []string{"CleatBot"}, PurposeTokens: []PurposeToken{{TrainAI, agent + "-Extended"}}}
+		got := r.Usage(a, target)
+		if want := slowUsage(r, a, target, true); got != want {
+			t.Fatalf("Usage = %v, brute force says %v", got, want)
+		}
+		if got, want := r.Statement(a, target), slowUsage(r, a, target, false); got != want {
+			t.Fatalf("Statement = %v, brute force says %v", got, want)
+		}
+		if r.Allowed(a, target) != (got.Get(Search) != NotApplicable) {
+			t.Fatalf("Usage %v disagrees with Allowed", got)
+		}
+	})
+}
+
+// slowUsage is Usage (crawl) or Statement by brute force.
+func slowUsage(r *Robots, a Agent, target string, crawl bool) Usage {
+	if crawl && !slowAllowed(r, a, target) {
+		return notApplicable()
+	}
+	p := string(normalizeTarget(nil, target))
+	of := func(gs []int32) Usage {
+		var u, sig Usage
+		best := int32(-1)
+		for _, gi := range gs {
+			g := &r.groups[gi]
+			sig = sig.Combine(g.signal)
+			for i := g.ur0; i < g.ur1; i++ {
+				ru := &r.um.rules[i]
+				switch {
+				case !globMatch(r.um.pattern(ru), p) || ru.n < best:
+				case ru.n > best:
+					best, u = ru.n, r.uses[i]
+				default:
+					u = u.Combine(r.uses[i])
+				}
+			}
+		}
+		return u.Combine(sig)
+	}
+	var u Usage
+	if r != nil {
+		u = r.signal
+	}
+	named := false
+	for _, n := range append([]string{a.Token}, a.Former...) {
+		if gs := r.lookup(n); gs != nil {
+			named = true
+			u = u.Combine(of(gs))
+		}
+	}
+	if !named && r != nil {
+		u = u.Combine(of(r.star))
+	}
+	for _, pt := range a.PurposeTokens {
+		if gs := r.lookup(pt.Token); gs != nil {
+			v := Allowed
+			if !slowAllowed(r, Agent{Token: pt.Token}, target) {
+				v = Disallowed
+			}
+			u = u.Combine(Usage{}.With(pt.Purpose, v))
+		}
+	}
+	return u
+}
+
 // FuzzParse: no panic, and the invariants every file keeps.
 func FuzzParse(f *testing.F) {
 	fuzzSeeds(f)
@@ -128,9 +208,11 @@ func globMatch(pat, s string) bool {
 }
 
 // otherRecords are lines of the kinds RFC 9309 §2.2.4 says must not
-// interfere with user-agent, allow and disallow lines.
+// interfere with user-agent, allow and disallow lines. Content-Usage is not
+// one: draft-ietf-aipref-attach §3 makes it a rule, which closes the list of
+// user-agents.
 var fuzzOtherRecords = []string{
-	"Crawl-delay: 5", "Sitemap: https://example.com/s.xml", "Host: example.com", "Content-Usage: train-ai=n",
+	"Crawl-delay: 5", "Sitemap: https://example.com/s.xml", "Host: example.com",
 	"Content-Signal: search=yes", "Noindex: /", "X-Unknown: 1", "<br />", "# comment", "",
 }
 

@@ -11,7 +11,8 @@ import (
 // package documentation for the matching rules and for which groups apply.
 //
 // Allowed does not allocate for targets whose normalised path and query fit
-// in 2 KiB; a target already in normal form (the usual case) is not copied.
+// in 2 KiB and agents with at most seven former names; a target already in
+// normal form (the usual case) is not copied.
 func (r *Robots) Allowed(a Agent, target string) bool {
 	ok, _ := r.decide(a, target)
 	return ok
@@ -69,27 +70,41 @@ func (r *Robots) decidePath(a Agent, p string) (bool, *rule) {
 	case modeDisallowAll:
 		return false, nil
 	}
+	var buf [maxNames][]int32
 	t := subject{p: p}
-	named := false
-	var deny, allow *rule
+	return r.decideGroups(r.agentGroups(a, buf[:0]), &t)
+}
+
+// maxNames is how many names of an agent are resolved without allocating.
+const maxNames = 8
+
+// agentGroups appends to dst the merged groups of each of a's names that has
+// any (none: the "*" groups apply).
+func (r *Robots) agentGroups(a Agent, dst [][]int32) [][]int32 {
 	r.eachName(a, func(gs []int32) bool {
-		named = true
-		if best := r.best(gs, &t); best != nil {
+		dst = append(dst, gs)
+		return true
+	})
+	return dst
+}
+
+// decideGroups decides for the groups of an agent's names (named, from
+// agentGroups): disallowed if the groups of any one name disallow; the "*"
+// groups when no name has any.
+func (r *Robots) decideGroups(named [][]int32, t *subject) (bool, *rule) {
+	var allow *rule
+	for _, gs := range named {
+		if best := r.best(gs, t); best != nil {
 			if !best.allow {
-				deny = best
-				return false
+				return false, best
 			}
 			allow = best
 		}
-		return true
-	})
-	if deny != nil {
-		return false, deny
 	}
-	if named {
+	if len(named) > 0 {
 		return true, allow
 	}
-	if best := r.best(r.star, &t); best != nil {
+	if best := r.best(r.star, t); best != nil {
 		return best.allow, best
 	}
 	return true, nil
@@ -192,6 +207,16 @@ func (m *matcher) child(n *node, c byte) *edge {
 		return &es[lo]
 	}
 	return nil
+}
+
+// matches reports whether ru matches the subject.
+func (m *matcher) matches(ru *rule, t *subject) bool {
+	return strings.HasPrefix(t.p, m.lit(ru)) && m.matchRest(ru, t)
+}
+
+// index returns the index in m.rules of ru, which points into it.
+func (m *matcher) index(ru *rule) int {
+	return int((uintptr(unsafe.Pointer(ru)) - uintptr(unsafe.Pointer(unsafe.SliceData(m.rules)))) / unsafe.Sizeof(rule{}))
 }
 
 // matchRest reports whether ru matches p, given that p starts with ru's

@@ -11,7 +11,9 @@ import (
 )
 
 // otherRecordLines are lines other than User-agent, Allow and Disallow, as
-// real files write them.
+// real files write them. Content-Usage is not among them: draft-ietf-aipref-
+// attach §3 adds it to the rule production, so it closes the user-agent list
+// as Allow and Disallow do (TestRobotsUsage).
 var otherRecordLines = []struct{ name, line string }{
 	{"Crawl-delay", "Crawl-delay: 5"},
 	{"crawl-delay lower case", "crawl-delay: 5"},
@@ -22,7 +24,6 @@ var otherRecordLines = []struct{ name, line string }{
 	{"Request-rate", "Request-rate: 1/5"},
 	{"Visit-time", "Visit-time: 0600-0845"},
 	{"Clean-param", "Clean-param: ref /"},
-	{"Content-Usage", "Content-Usage: train-ai=n"},
 	{"Content-Signal", "Content-Signal: search=yes, ai-train=no"},
 	{"unknown key", "X-Whatever: 1"},
 	{"HTML tag", "<br />"},

@@ -2,6 +2,7 @@ package robots
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -32,6 +33,11 @@ type Agent struct {
 	// Former lists the names the bot used before. A robots.txt group written
 	// for any of them still applies.
 	Former []string
+	// PurposeTokens are control-only product tokens that speak for one
+	// purpose each (a site writes "User-agent: Example-Extended" and
+	// "Disallow: /" to refuse one use without refusing the crawl). They are
+	// read by [Robots.Usage] only; they never change [Robots.Allowed].
+	PurposeTokens []PurposeToken
 }
 
 // Robots is a compiled robots.txt file. It is immutable and safe for
@@ -40,6 +46,10 @@ type Agent struct {
 type Robots struct {
 	groups      []group
 	m           matcher
+	um          matcher            // the Content-Usage rules, compiled as m is
+	uses        []Usage            // uses[i] is the statement of um.rules[i]
+	signal      Usage              // Content-Signal lines outside any group
+	hasUsage    bool               // the file has a Content-Usage rule or a Content-Signal in a group
 	names       map[string][]int32 // lower-cased product token -> its groups
 	star        []int32            // groups for "*"
 	sitemaps    []string
@@ -57,11 +67,15 @@ const (
 )
 
 // group is one robots.txt group: its rules are rules[r0:r1] of the matcher,
-// with their trie at nodes[root] (-1 if the group has no rules).
+// with their trie at nodes[root] (-1 if the group has no rules), and its
+// Content-Usage rules are the same in the usage matcher.
 type group struct {
-	root, r0, r1 int32
-	delay        time.Duration
-	hasDelay     bool
+	root, r0, r1    int32
+	uroot, ur0, ur1 int32
+	delay           time.Duration
+	hasDelay        bool
+	uties           bool  // two Content-Usage rules of the group have the same length
+	signal          Usage // the group's Content-Signal lines, combined
 }
 
 // matcher holds the compiled rules of all groups, in shared arrays.
@@ -150,6 +164,15 @@ func (r *Robots) Sitemaps() []string {
 		return nil
 	}
 	return slices.Clone(r.sitemaps)
+}
+
+// Names returns the product tokens the file has groups for, lower-cased and
+// sorted ("*" not included).
+func (r *Robots) Names() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(r.names))
 }
 
 // Truncated reports whether the file was longer than [MaxParseBytes] and its
@@ -302,15 +325,18 @@ func spaceBefore(s string) int {
 // parser receives grobotstxt's callbacks and builds the groups.
 //
 // A group is one or more user-agent lines followed by rules (RFC 9309 §2.2):
-// only an Allow or Disallow line closes the list of user-agents, so a
-// user-agent line after a rule starts the next group. Every other record
-// (Crawl-delay, Sitemap, lines it does not know) neither starts nor ends a
-// group (§2.2.4); one that belongs in a group belongs to the whole group,
-// wherever it stands among its lines.
+// only a rule (Allow, Disallow, and Content-Usage, which
+// draft-ietf-aipref-attach §3 adds to the rule production) closes the list
+// of user-agents, so a user-agent line after a rule starts the next group.
+// Every other record (Crawl-delay, Sitemap, Content-Signal, lines it does
+// not know) neither starts nor ends a group (§2.2.4); one that belongs in a
+// group belongs to the whole group, wherever it stands among its lines.
 type parser struct {
 	r         *Robots
+	upd       pending      // Content-Usage rules of all groups
+	uses      []Usage      // their statements, one per rule of upd
 	cur       int          // current group, -1 before the first user-agent line
-	inRules   bool         // an Allow or Disallow line was seen since the last user-agent line
+	inRules   bool         // a rule was seen since the last user-agent line
 	names     []nameGroups // name -> groups, in first-seen order
 	nameIndex map[string]int
 	lowerBuf  []byte
@@ -328,18 +354,28 @@ type nameGroups struct {
 // group. A new kind is one entry in [records].
 type record struct {
 	key string // the record's name, matched case-insensitively
-	// file applies a value that stands for the whole file; nil if none.
+	// rule: the record is a rule of its group, which closes the group's
+	// list of user-agents as Allow and Disallow do.
+	rule bool
+	// file applies a value that stands for the whole file, wherever it
+	// stands; nil if none.
 	file func(r *Robots, value string)
-	// group applies a value to the group being read; nil if none. Lines
-	// before the first user-agent line belong to no group.
-	group func(g *group, value string)
+	// group applies a value to the group being read (p.cur); nil if none.
+	// Lines before the first user-agent line belong to no group.
+	group func(p *parser, value string)
+	// outside applies a value that stands before the first user-agent line,
+	// outside any group; nil if none.
+	outside func(r *Robots, value string)
 }
 
 // records are the other records the parser reads. grobotstxt reports lines
 // whose key begins with "sitemap" or "site-map" as Sitemap lines.
 var records = [...]record{
 	{key: "sitemap", file: (*Robots).addSitemap},
-	{key: "crawl-delay", group: (*group).addDelay},
+	{key: "crawl-delay", group: (*parser).addDelay},
+	{key: "content-usage", rule: true, group: (*parser).addUsage},
+	{key: "content-signal", group: (*parser).addSignal, outside: (*Robots).addSignal},
+	{key: "content-signals", group: (*parser).addSignal, outside: (*Robots).addSignal},
 }
 
 func (p *parser) HandleRobotsStart() {}
@@ -347,7 +383,8 @@ func (p *parser) HandleRobotsEnd()   {}
 
 func (p *parser) HandleUserAgent(_ int, value string) {
 	if p.cur < 0 || p.inRules {
-		p.r.groups = append(p.r.groups, group{root: -1, r0: int32(len(p.pd.rules))})
+		p.r.groups = append(p.r.groups, group{root: -1, r0: int32(len(p.pd.rules)),
+			uroot: -1, ur0: int32(len(p.upd.rules))})
 		p.cur = len(p.r.groups) - 1
 		p.inRules = false
 	}
@@ -412,7 +449,11 @@ func (p *parser) other(key, value string) {
 			rec.file(p.r, value)
 		}
 		if rec.group != nil && p.cur >= 0 {
-			rec.group(&p.r.groups[p.cur], value)
+			rec.group(p, value)
+			p.inRules = p.inRules || rec.rule
+		}
+		if rec.outside != nil && p.cur < 0 {
+			rec.outside(p.r, value)
 		}
 		return
 	}
@@ -426,7 +467,8 @@ func (r *Robots) addSitemap(value string) {
 }
 
 // addDelay keeps the largest valid Crawl-delay of the group.
-func (g *group) addDelay(value string) {
+func (p *parser) addDelay(value string) {
+	g := &p.r.groups[p.cur]
 	d, ok := parseDelay(value)
 	if ok && (!g.hasDelay || d > g.delay) {
 		g.delay, g.hasDelay = d, true
@@ -467,33 +509,25 @@ func parseDelay(v string) (time.Duration, bool) {
 
 func (p *parser) finish() {
 	r := p.r
-	r.m.text = freeze(p.pd.text)
-	r.m.rules = p.pd.rules
-	r.m.segs = p.pd.segs
-	r.m.order = make([]int32, 0, len(r.m.rules))
-	// A path-compressed trie has about one node and one edge per rule.
-	r.m.nodes = make([]node, 0, len(r.m.rules)+len(r.groups))
-	r.m.edges = make([]edge, 0, len(r.m.rules))
+	r.m.init(&p.pd, len(r.groups))
+	r.um.init(&p.upd, len(r.groups))
+	r.uses = p.uses
 	var scratch []int32
 	for i := range r.groups {
 		g := &r.groups[i]
-		g.r1 = int32(len(r.m.rules))
+		g.r1, g.ur1 = int32(len(r.m.rules)), int32(len(r.um.rules))
 		if i+1 < len(r.groups) {
-			g.r1 = r.groups[i+1].r0
+			g.r1, g.ur1 = r.groups[i+1].r0, r.groups[i+1].ur0
 		}
-		if g.r1 > g.r0 {
-			scratch = scratch[:0]
-			for ri := g.r0; ri < g.r1; ri++ {
-				scratch = append(scratch, ri)
-			}
-			g.root = r.m.compile(scratch)
+		g.root, scratch = r.m.compileRange(g.r0, g.r1, scratch)
+		g.uroot, scratch = r.um.compileRange(g.ur0, g.ur1, scratch)
+		g.uties = r.um.hasTies(g.ur0, g.ur1, scratch)
+		if g.uroot >= 0 || !g.signal.IsZero() {
+			r.hasUsage = true
 		}
 	}
-	// The arenas were sized for the worst case; a cached Robots should not
-	// keep that slack alive.
-	r.m.rules = fit(r.m.rules)
-	r.m.nodes = fit(r.m.nodes)
-	r.m.edges = fit(r.m.edges)
+	r.m.fit()
+	r.um.fit()
 	r.star = p.star
 	if len(p.names) > 0 {
 		r.names = make(map[string][]int32, len(p.names))
@@ -596,6 +630,60 @@ func (pd *pending) add(value string, allow bool) {
 	ru.mask = byteMask(string(body[star+1:]))
 	ru.mask &^= 1 << ('*' & 63)
 	pd.rules = append(pd.rules, ru)
+}
+
+// init takes the rules read into pd and makes room for the tries of the
+// given number of groups.
+func (m *matcher) init(pd *pending, groups int) {
+	m.text = freeze(pd.text)
+	m.rules = pd.rules
+	m.segs = pd.segs
+	if len(m.rules) == 0 {
+		return
+	}
+	m.order = make([]int32, 0, len(m.rules))
+	// A path-compressed trie has about one node and one edge per rule.
+	m.nodes = make([]node, 0, len(m.rules)+groups)
+	m.edges = make([]edge, 0, len(m.rules))
+}
+
+// compileRange builds the trie of rules[r0:r1] and returns its root (-1 if
+// the range is empty), with scratch for reuse.
+func (m *matcher) compileRange(r0, r1 int32, scratch []int32) (int32, []int32) {
+	if r1 <= r0 {
+		return -1, scratch
+	}
+	scratch = scratch[:0]
+	for ri := r0; ri < r1; ri++ {
+		scratch = append(scratch, ri)
+	}
+	return m.compile(scratch), scratch
+}
+
+// hasTies reports whether two of rules[r0:r1] have the same length.
+func (m *matcher) hasTies(r0, r1 int32, scratch []int32) bool {
+	if r1-r0 < 2 {
+		return false
+	}
+	scratch = scratch[:0]
+	for ri := r0; ri < r1; ri++ {
+		scratch = append(scratch, m.rules[ri].n)
+	}
+	slices.Sort(scratch)
+	for i := 1; i < len(scratch); i++ {
+		if scratch[i] == scratch[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// fit drops the slack of the arenas, which were sized for the worst case: a
+// cached Robots should not keep it alive.
+func (m *matcher) fit() {
+	m.rules = fit(m.rules)
+	m.nodes = fit(m.nodes)
+	m.edges = fit(m.edges)
 }
 
 // pattern returns a rule's normalised pattern.

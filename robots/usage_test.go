@@ -2,6 +2,7 @@ package robots_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/robots"
@@ -116,4 +117,250 @@ func FuzzParseUsage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// attachExample is the robots.txt of draft-ietf-aipref-attach §3.4.
+const attachExample = `User-Agent: *
+Allow: /
+Disallow: /never/
+Content-Usage: train-ai=n
+Content-Usage: /ai-ok/ train-ai=y
+
+User-Agent: ExampleBot
+Allow: /
+Content-Usage: train-ai=y
+`
+
+// TestRobotsUsage_AttachExample is the table of draft-ietf-aipref-attach
+// §3.4, row by row.
+func TestRobotsUsage_AttachExample(t *testing.T) {
+	r := robots.Parse([]byte(attachExample))
+	na := usage(robots.Search, robots.NotApplicable, robots.AIInput, robots.NotApplicable, robots.TrainAI, robots.NotApplicable)
+	tests := []struct {
+		agent, target string
+		crawl         bool
+		want          robots.Usage
+	}{
+		{"SomeBot", "/test", true, usage(robots.TrainAI, robots.Disallowed)},
+		{"SomeBot", "/never/test", false, na},
+		{"SomeBot", "/ai-ok/test", true, usage(robots.TrainAI, robots.Allowed)},
+		{"ExampleBot", "/test", true, usage(robots.TrainAI, robots.Allowed)},
+		{"ExampleBot", "/never/test", true, usage(robots.TrainAI, robots.Allowed)},
+		{"ExampleBot", "/ai-ok/test", true, usage(robots.TrainAI, robots.Allowed)},
+	}
+	for _, tc := range tests {
+		a := robots.Agent{Token: tc.agent}
+		if got := r.Allowed(a, tc.target); got != tc.crawl {
+			t.Errorf("%s %s: Allowed = %v, want %v", tc.agent, tc.target, got, tc.crawl)
+		}
+		if got := r.Usage(a, tc.target); got != tc.want {
+			t.Errorf("%s %s: Usage = %v, want %v", tc.agent, tc.target, got, tc.want)
+		}
+	}
+}
+
+func TestRobotsUsage(t *testing.T) {
+	na := usage(robots.Search, robots.NotApplicable, robots.AIInput, robots.NotApplicable, robots.TrainAI, robots.NotApplicable)
+	n, y := robots.Disallowed, robots.Allowed
+	tests := []struct {
+		name, body string
+		agent      robots.Agent
+		target     string
+		want       robots.Usage
+	}{
+		// draft-ietf-aipref-attach: the path is matched as Allow and Disallow
+		// are: longest pattern, wildcards, "$", percent-encoding equivalence.
+		{"longest wins", "User-agent: *\nContent-Usage: /a train-ai=n\nContent-Usage: /a/b train-ai=y\n",
+			robots.Agent{}, "/a/b/c", usage(robots.TrainAI, y)},
+		{"shorter applies elsewhere", "User-agent: *\nContent-Usage: /a train-ai=n\nContent-Usage: /a/b train-ai=y\n",
+			robots.Agent{}, "/a/c", usage(robots.TrainAI, n)},
+		{"no match is unknown", "User-agent: *\nContent-Usage: /a train-ai=n\n", robots.Agent{}, "/b", robots.Usage{}},
+		{"wildcard", "User-agent: *\nContent-Usage: /*.pdf$ train-ai=n\n", robots.Agent{}, "/x/y.pdf", usage(robots.TrainAI, n)},
+		{"anchor", "User-agent: *\nContent-Usage: /*.pdf$ train-ai=n\n", robots.Agent{}, "/x/y.pdf?v=1", robots.Usage{}},
+		{"percent-encoding", "User-agent: *\nContent-Usage: /%7Ejo train-ai=n\n", robots.Agent{}, "https://h/~jo/x", usage(robots.TrainAI, n)},
+		{"lower-case escape", "User-agent: *\nContent-Usage: /a%2fb search=n\n", robots.Agent{}, "/a%2Fb", usage(robots.Search, n)},
+		{"raw UTF-8 path", "User-agent: *\nContent-Usage: /ツ search=n\n", robots.Agent{}, "/%E3%83%84", usage(robots.Search, n)},
+		// Identical paths with conflicting preferences: most restrictive
+		// (draft-ietf-aipref-vocab §5.1), whatever their order.
+		{"identical paths", "User-agent: *\nContent-Usage: /p train-ai=n\nContent-Usage: /p train-ai=y, search=y\n",
+			robots.Agent{}, "/p/x", usage(robots.TrainAI, n, robots.Search, y)},
+		{"identical paths reversed", "User-agent: *\nContent-Usage: /p train-ai=y, search=y\nContent-Usage: /p train-ai=n\n",
+			robots.Agent{}, "/p/x", usage(robots.TrainAI, n, robots.Search, y)},
+		{"equal length patterns", "User-agent: *\nContent-Usage: /a*c search=y\nContent-Usage: /ab* search=n\n",
+			robots.Agent{}, "/abc", usage(robots.Search, n)},
+		{"no path means every path", "User-agent: *\nContent-Usage: train-ai=n, ai-use=y\n",
+			robots.Agent{}, "/any", usage(robots.TrainAI, n, robots.AIInput, y)},
+		{"absent path is shorter than /", "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: / train-ai=y\n",
+			robots.Agent{}, "/any", usage(robots.TrainAI, y)},
+		{"absent paths combine", "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: train-ai=y, search=y\n",
+			robots.Agent{}, "/any", usage(robots.TrainAI, n, robots.Search, y)},
+		{"tab ends the path", "User-agent: *\nContent-Usage: /p\ttrain-ai=n\n", robots.Agent{}, "/p", usage(robots.TrainAI, n)},
+		// §3.2: "SP (U+20) and HTAB (U+09) characters need to be replaced
+		// with "%20" and "%09"" in a path.
+		{"encoded space in the path", "User-agent: *\nContent-Usage: /a%20b train-ai=n\n", robots.Agent{}, "/a b/c", usage(robots.TrainAI, n)},
+		// The value ends at "#".
+		{"comment", "User-agent: *\nContent-Usage: / train-ai=n # search=n\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
+		{"unknown labels ignored", "User-agent: *\nContent-Usage: / train-ai=n, future=n;x=1\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
+		{"not a dictionary is ignored", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p Train-AI=y\n",
+			robots.Agent{}, "/p", usage(robots.TrainAI, n)},
+		{"path without preference ignored", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p\n",
+			robots.Agent{}, "/p", usage(robots.TrainAI, n)},
+		{"outside any group ignored", "Content-Usage: / train-ai=n\nUser-agent: *\nAllow: /\n", robots.Agent{}, "/", robots.Usage{}},
+		// Only crawlable paths have preferences.
+		{"disallowed is n/a", "User-agent: *\nDisallow: /p\nContent-Usage: / train-ai=y\n", robots.Agent{}, "/p", na},
+		{"unreachable is n/a", "", robots.Agent{}, "/", na},
+		// Group selection is that of Allowed: own group over "*", former
+		// names too, merged groups of one name.
+		{"own group", "User-agent: *\nContent-Usage: / search=n\n\nUser-agent: ExampleBot\nContent-Usage: / search=y\n",
+			robots.Agent{Token: "examplebot/2.0"}, "/", usage(robots.Search, y)},
+		{"former name", "User-agent: NewBot\nContent-Usage: / search=y\n\nUser-agent: OldBot\nContent-Usage: / search=n\n",
+			robots.Agent{Token: "NewBot", Former: []string{"OldBot"}}, "/", usage(robots.Search, n)},
+		{"merged groups", "User-agent: a\nContent-Usage: /x search=y\nDisallow: /z\n\nUser-agent: a\nContent-Usage: /x search=n\n",
+			robots.Agent{Token: "a"}, "/x", usage(robots.Search, n)},
+		{"merged groups, longest", "User-agent: a\nContent-Usage: /x search=n\nDisallow: /z\n\nUser-agent: a\nContent-Usage: /x/y search=y\n",
+			robots.Agent{Token: "a"}, "/x/y", usage(robots.Search, y)},
+		// A Content-Usage rule closes the user-agent list (§3: "rule =/
+		// content-usage"); a Content-Signal line does not.
+		{"usage closes the user-agent list", "User-agent: a\nContent-Usage: / search=n\nUser-agent: b\nDisallow: /z\n",
+			robots.Agent{Token: "b"}, "/", robots.Usage{}},
+		{"usage closes the user-agent list for Allowed", "User-agent: a\nContent-Usage: / search=n\nUser-agent: b\nDisallow: /z\n",
+			robots.Agent{Token: "a"}, "/z", usage(robots.Search, n)},
+		{"signal inside the user-agent list", "User-agent: a\nContent-Signal: search=no\nUser-agent: b\nDisallow: /z\n",
+			robots.Agent{Token: "b"}, "/", usage(robots.Search, n)},
+		// Cloudflare Content Signals: in a group, and outside any group for
+		// every agent; absent keys neither grant nor restrict.
+		{"signal in group", "User-Agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		// Cloudflare's managed robots.txt writes the pairs without spaces.
+		{"managed robots.txt", "User-agent: *\nContent-Signal: search=yes,ai-train=no\nAllow: /\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		{"signal alias", "User-Agent: *\nContent-Signals: ai-input=no\nAllow: /\n", robots.Agent{}, "/x", usage(robots.AIInput, n)},
+		{"signal of another group", "User-Agent: other\nContent-Signal: search=no\nAllow: /\n", robots.Agent{Token: "me"}, "/x", robots.Usage{}},
+		{"signal file-wide", "Content-Signal: ai-train=no\n\nUser-Agent: me\nAllow: /\n",
+			robots.Agent{Token: "me"}, "/x", usage(robots.TrainAI, n)},
+		{"signal and usage combine", "User-Agent: *\nContent-Signal: search=yes, ai-train=yes\nContent-Usage: / train-ai=n\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		{"file-wide and group combine", "Content-Signal: search=yes\nUser-Agent: *\nContent-Signal: search=no\n",
+			robots.Agent{}, "/x", usage(robots.Search, n)},
+		{"signal does not open the path", "User-Agent: *\nDisallow: /\nContent-Signal: search=yes\n", robots.Agent{}, "/x", na},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := robots.DisallowAll
+			if tc.body != "" {
+				r = robots.Parse([]byte(tc.body))
+			}
+			if got := r.Usage(tc.agent, tc.target); got != tc.want {
+				t.Errorf("Usage(%+v, %q) = %v, want %v", tc.agent, tc.target, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRobotsUsage_Empty: a nil Robots, an empty file and AllowAll say
+// nothing.
+func TestRobotsUsage_Empty(t *testing.T) {
+	a := robots.Agent{Token: "x", PurposeTokens: []robots.PurposeToken{{robots.TrainAI, "x-ext"}}}
+	for _, r := range []*robots.Robots{nil, robots.Parse(nil), robots.AllowAll} {
+		if got := r.Usage(a, "/p"); got != (robots.Usage{}) {
+			t.Errorf("%v", got)
+		}
+	}
+}
+
+// TestRobotsUsage_PurposeTokens: a control-only token is read as a robots.txt
+// verdict for its purpose and never changes the crawl decision.
+func TestRobotsUsage_PurposeTokens(t *testing.T) {
+	const body = `User-agent: *
+Disallow: /private/
+
+User-agent: Example-Extended
+Disallow: /
+Allow: /open/
+
+User-agent: Example-Search
+Disallow: /drafts/
+`
+	r := robots.Parse([]byte(body))
+	a := robots.Agent{Token: "ExampleBot", PurposeTokens: []robots.PurposeToken{
+		{robots.TrainAI, "Example-Extended"},
+		{robots.Search, "Example-Search"},
+		{robots.AIInput, "Example-Nobody"},
+	}}
+	na := usage(robots.Search, robots.NotApplicable, robots.AIInput, robots.NotApplicable, robots.TrainAI, robots.NotApplicable)
+	tests := []struct {
+		target string
+		crawl  bool
+		want   robots.Usage
+	}{
+		{"/page", true, usage(robots.TrainAI, robots.Disallowed, robots.Search, robots.Allowed)},
+		{"/open/page", true, usage(robots.TrainAI, robots.Allowed, robots.Search, robots.Allowed)},
+		{"/drafts/x", true, usage(robots.TrainAI, robots.Disallowed, robots.Search, robots.Disallowed)},
+		{"/private/x", false, na},
+	}
+	for _, tc := range tests {
+		if got := r.Allowed(a, tc.target); got != tc.crawl {
+			t.Errorf("%s: Allowed = %v, want %v", tc.target, got, tc.crawl)
+		}
+		if got := r.Allowed(robots.Agent{Token: a.Token}, tc.target); got != tc.crawl {
+			t.Errorf("%s: the purpose tokens changed Allowed", tc.target)
+		}
+		if got := r.Usage(a, tc.target); got != tc.want {
+			t.Errorf("%s: Usage = %v, want %v", tc.target, got, tc.want)
+		}
+	}
+}
+
+func TestUsage_Disallows(t *testing.T) {
+	u := usage(robots.Search, robots.Allowed, robots.TrainAI, robots.Disallowed)
+	if p, ok := u.Disallows([]robots.Purpose{robots.Search, robots.AIInput}); ok {
+		t.Errorf("Disallows search/ai-input = %v", p)
+	}
+	if p, ok := u.Disallows([]robots.Purpose{robots.AIInput, robots.TrainAI}); !ok || p != robots.TrainAI {
+		t.Errorf("Disallows = %v, %v; want train-ai", p, ok)
+	}
+	if p, ok := usage(robots.Search, robots.NotApplicable).Disallows([]robots.Purpose{robots.Search}); !ok || p != robots.Search {
+		t.Errorf("n/a: Disallows = %v, %v", p, ok)
+	}
+}
+
+func TestRobotsUsage_NoAllocation(t *testing.T) {
+	r := robots.Parse([]byte(attachExample + "User-agent: *\nContent-Usage: /*.pdf$ search=n\nContent-Signal: ai-input=yes\n"))
+	a := robots.Agent{Token: "SomeBot", Former: []string{"OldBot"},
+		PurposeTokens: []robots.PurposeToken{{robots.TrainAI, "Some-Extended"}}}
+	for _, target := range []string{"/ai-ok/test", "/x.pdf", "https://h/caf\u00e9?q=1"} {
+		if n := testing.AllocsPerRun(100, func() { r.Usage(a, target) }); n != 0 {
+			t.Errorf("Usage(%q) allocates %v times", target, n)
+		}
+	}
+}
+
+// Statement is what the file says, also where the agent may not fetch:
+// the draft's /never/test row has no preference, but the file does state
+// one for it, which is what a check for contradictions compares.
+func TestRobotsStatement(t *testing.T) {
+	r := robots.Parse([]byte(attachExample + "\nUser-agent: HootyBot\nDisallow: /\nContent-Signal: search=yes\n"))
+	tests := []struct {
+		agent, target string
+		want          robots.Usage
+	}{
+		{"SomeBot", "/never/test", usage(robots.TrainAI, robots.Disallowed)},
+		{"SomeBot", "/ai-ok/test", usage(robots.TrainAI, robots.Allowed)},
+		{"HootyBot", "/", usage(robots.Search, robots.Allowed)},
+	}
+	for _, tc := range tests {
+		a := robots.Agent{Token: tc.agent}
+		if got := r.Statement(a, tc.target); got != tc.want {
+			t.Errorf("%s %s: Statement = %v, want %v", tc.agent, tc.target, got, tc.want)
+		}
+	}
+	if got := r.Usage(robots.Agent{Token: "HootyBot"}, "/").Get(robots.Search); got != robots.NotApplicable {
+		t.Errorf("Usage for a disallowed path: %v", got)
+	}
+	if got, want := r.Names(), []string{"examplebot", "hootybot"}; !slices.Equal(got, want) {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+	if (*robots.Robots)(nil).Names() != nil || robots.DisallowAll.Statement(robots.Agent{}, "/") != (robots.Usage{}) {
+		t.Error("nil and DisallowAll state nothing")
+	}
 }

@@ -59,6 +59,10 @@ func Reason(p *fetch.Page, err error) string {
 	if errors.As(err, &he) {
 		return he.Error()
 	}
+	var ue *fetch.UsageError
+	if errors.As(err, &ue) {
+		return "usage preference: " + strings.TrimPrefix(ue.Error(), "fetch: ")
+	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "fetch: ")
 	return msg

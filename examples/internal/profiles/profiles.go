@@ -17,6 +17,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/signing"
 )
 
@@ -109,6 +110,12 @@ func Bothy(key ed25519.PrivateKey, scale float64) fetch.Bot {
 		Signer:          &signing.Signer{Key: key, Agent: BothyAgent, Form: signing.BareURL}, // B2, B12 (robots.txt fetches signed too)
 		RefuseDowngrade: true,                                                                // signed requests never leave TLS for plain http
 		Limits:          fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
+		// Its page: the text powers a question-answering assistant (AI
+		// input), not the training of foundation models. A page the site
+		// refuses for AI input is not fetched (robots.txt) or not kept
+		// (header): it would feed the assistant.
+		Purposes:  []robots.Purpose{robots.AIInput},
+		UsageMode: fetch.UsageRefuse,
 	}
 }
 
@@ -134,6 +141,12 @@ func Hooty(maxWait time.Duration, maxPages int, scale float64) fetch.Bot {
 		},
 		HTMLOnly:        true,     // H7: HTML pages only
 		MaxPagesPerSite: maxPages, // H7: a bounded number of pages per site
+		// Its page: a knowledge source for an assistant (AI input), set up by
+		// whoever configures it, not necessarily the site's owner; never
+		// training. A page the site refuses for AI input is not fetched or
+		// not kept.
+		Purposes:  []robots.Purpose{robots.AIInput},
+		UsageMode: fetch.UsageRefuse,
 		// H7: never forms (fetch sends only GET/HEAD), logins, carts or
 		// checkouts: fetch.DefaultDeny and fetch.DefaultLogin apply (nil).
 		Limits: fetch.Limits{Timeout: ScaleTimeout(30*time.Second, scale)},
@@ -154,6 +167,10 @@ func Sofya(local netip.Addr, scale float64) fetch.Bot {
 			RateLimitStatuses: []int{429, 503, 509},               // S6: 429, 503 and 509 slow the whole site
 			BreakerCoolOff:    Scale(10*time.Minute, scale),
 		},
+		// Its page: it builds a search index. A page the site refuses for
+		// search is not fetched or not indexed.
+		Purposes:  []robots.Purpose{robots.Search},
+		UsageMode: fetch.UsageRefuse,
 		HTMLOnly:  true,  // S7: HTML over plain HTTP, no scripts
 		Once:      true,  // S8: each URL once (with Fetched from the state file)
 		LocalAddr: local, // S2
@@ -188,5 +205,8 @@ func Directories(key ed25519.PrivateKey, blocked []string, scale float64) fetch.
 		Deny:           []string{}, // D3: the exact URL entered, whatever its words
 		BlockedDomains: blocked,    // D14
 		// D5: no cookie jar (fetch's default).
+		// No Purposes: it only checks that a page links to a listing and
+		// keeps nothing of the page, so usage preferences do not apply to
+		// it (UsageMode stays record: nothing is refused).
 	}
 }

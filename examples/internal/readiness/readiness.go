@@ -52,13 +52,17 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	f.MaxPages = min(f.MaxPages, FullCap) // B10: capped at a few hundred pages
 	var bot fetch.Bot
 	s, fetcher, code, done := botkit.Begin(&f, env, profiles.KeyDirectory(profiles.BothyAgent),
-		func(k ed25519.PrivateKey) fetch.Bot { bot = profiles.Bothy(k, env.Scale); return bot })
+		func(k ed25519.PrivateKey) fetch.Bot {
+			bot = profiles.Bothy(k, env.Scale)
+			bot.UsageMode = fetch.UsageRecord // a report on what the site says, not input for the assistant
+			return bot
+		})
 	if done {
 		return code
 	}
 	defer s.Close()
 	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full,
-		agent:  robots.Agent{Token: bot.Token, Former: bot.FormerTokens},
+		agent: robots.Agent{Token: bot.Token, Former: bot.FormerTokens}, purposes: bot.Purposes,
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
 	var reports []*report.Report
@@ -84,6 +88,7 @@ type checker struct {
 	maxPages int
 	full     bool
 	agent    robots.Agent
+	purposes []robots.Purpose // what BothyBot uses pages for
 }
 
 // check runs the readiness check of one site.
@@ -103,6 +108,7 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 			c.s.WorkFailed("not read", "url", raw, "outcome", r.Outcome, "why", r.Reason)
 		}
 		add(item(kind, r))
+		c.headerUsage(p, add)
 		return p, err
 	}
 	home := site.ResolveReference(&url.URL{Path: "/"})
@@ -128,6 +134,9 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 			}
 		}
 		add(it)
+		for _, u := range usageItems(r, robotsURL, c.agent, c.purposes) {
+			add(u)
+		}
 	} else {
 		add(report.Item{Kind: "robots", URL: robotsURL, Outcome: "unreachable", Why: botkit.Reason(homePage, homeErr)})
 	}
@@ -178,10 +187,81 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	}
 	cr := &botkit.Crawl{Fetcher: c.f, Frontier: front, FollowLinks: c.full, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		add(item("page", r))
+		c.headerUsage(p, add)
 	}}
 	cr.Run(ctx, c.s)
 	rep.Finished = time.Now()
 	return rep
+}
+
+// usageItems says, per token the file names (the bot's own, with its former
+// names, first; then every other named group and "*"), what robots.txt
+// states about the use of the site's pages (Content-Usage, Content-Signal, at
+// "/"), and flags a file that grants a use of pages it does not let that
+// token fetch (Disallow: / with search=yes). Tokens that state nothing are
+// left out, except the bot's own.
+func usageItems(r *robots.Robots, robotsURL string, agent robots.Agent, purposes []robots.Purpose) []report.Item {
+	type token struct {
+		label string
+		a     robots.Agent
+	}
+	own := map[string]bool{strings.ToLower(agent.Token): true}
+	for _, f := range agent.Former {
+		own[strings.ToLower(f)] = true
+	}
+	tokens := []token{{agent.Token, agent}}
+	for _, n := range r.Names() {
+		if !own[n] {
+			tokens = append(tokens, token{n, robots.Agent{Token: n}})
+		}
+	}
+	tokens = append(tokens, token{"*", robots.Agent{}})
+	var items []report.Item
+	for i, t := range tokens {
+		st := r.Statement(t.a, "/")
+		it := report.Item{Kind: "usage", URL: robotsURL, Outcome: "stated", Why: t.label + ": " + st.String()}
+		switch {
+		case st.IsZero() && i > 0:
+			continue
+		case st.IsZero():
+			it.Outcome, it.Why = "none", t.label+": no usage preference stated"
+		case !r.Allowed(t.a, "/") && grants(st):
+			it.Outcome = "contradiction"
+			it.Why += ", but robots.txt does not let it fetch /"
+		}
+		if p, ok := st.Disallows(purposes); ok && i == 0 {
+			it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use these pages", p)
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// headerUsage adds a usage item for a page whose response header states a
+// preference (Content-Usage, tdm-reservation).
+func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
+	if p == nil {
+		return
+	}
+	u := robots.UsageFromHeader(p.Header)
+	if u.IsZero() {
+		return
+	}
+	it := report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated", Why: "response header: " + u.String()}
+	if pu, ok := u.Disallows(c.purposes); ok {
+		it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use this page", pu)
+	}
+	add(it)
+}
+
+// grants reports whether u allows any purpose.
+func grants(u robots.Usage) bool {
+	for _, p := range robots.Purposes() {
+		if u.Get(p) == robots.Allowed {
+			return true
+		}
+	}
+	return false
 }
 
 func item(kind string, r botkit.Result) report.Item {

@@ -13,10 +13,10 @@ import (
 
 // Item is one URL the readiness check looked at.
 type Item struct {
-	Kind    string // "home", "robots", "ai-file", "sitemap", "page"
+	Kind    string // "home", "robots", "usage", "ai-file", "sitemap", "page"
 	URL     string
 	Status  int    // HTTP status, 0 when no response
-	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...
+	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...; for "usage": "stated", "none", "contradiction"
 	Bytes   int64
 	Why     string // human explanation of the outcome (rule, vendor, error)
 }
@@ -40,11 +40,18 @@ type Summary struct {
 	Found, Missing, Disallowed, Blocked, Errors int
 }
 
+// URLs is how many URLs the summary counts.
+func (s Summary) URLs() int { return s.Found + s.Missing + s.Disallowed + s.Blocked + s.Errors }
+
 // Summary classifies the items: found, missing (404/410), disallowed by
-// robots.txt, blocked by bot protection, and other errors.
+// robots.txt, blocked by bot protection, and other errors. Usage items are
+// statements, not URLs read: they are not counted.
 func (r *Report) Summary() Summary {
 	var s Summary
 	for _, it := range r.Items {
+		if it.Kind == "usage" {
+			continue
+		}
 		switch class(it) {
 		case "found":
 			s.Found++
@@ -63,6 +70,8 @@ func (r *Report) Summary() Summary {
 
 func class(it Item) string {
 	switch {
+	case it.Kind == "usage":
+		return "usage-" + it.Outcome
 	case it.Found():
 		return "found"
 	case it.Outcome == "disallowed":
@@ -78,12 +87,13 @@ func class(it Item) string {
 var kindTitle = map[string]string{
 	"home":    "Home page",
 	"robots":  "robots.txt",
+	"usage":   "Usage preferences: robots.txt per token, response headers",
 	"ai-file": "Files for AI assistants",
 	"sitemap": "Sitemaps",
 	"page":    "Pages",
 }
 
-var kindOrder = []string{"home", "robots", "ai-file", "sitemap", "page"}
+var kindOrder = []string{"home", "robots", "usage", "ai-file", "sitemap", "page"}
 
 type section struct {
 	Title string
@@ -125,6 +135,9 @@ func statusText(it Item) string {
 }
 
 func verdict(it Item) string {
+	if it.Kind == "usage" {
+		return it.Outcome
+	}
 	switch class(it) {
 	case "found":
 		return "found"
@@ -144,7 +157,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	s := r.Summary()
 	fmt.Fprintf(&b, "# Readiness report: %s\n\n", r.Site)
 	fmt.Fprintf(&b, "Checked %s by `%s`, %d URLs in %s.\n\n", r.Started.UTC().Format(time.RFC3339), r.Agent,
-		len(r.Items), r.Finished.Sub(r.Started).Round(time.Millisecond))
+		s.URLs(), r.Finished.Sub(r.Started).Round(time.Millisecond))
 	fmt.Fprintf(&b, "| found | missing | disallowed by robots.txt | blocked by bot protection | errors |\n|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d |\n\n", s.Found, s.Missing, s.Disallowed, s.Blocked, s.Errors)
 	for _, sec := range r.sections() {
@@ -186,10 +199,10 @@ body{font:15px/1.45 system-ui,sans-serif;max-width:60em;margin:2em auto;padding:
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.8em}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}
 td.url{word-break:break-all}.found{color:#176e2c}.missing{color:#8a6d00}.disallowed{color:#555}.blocked,.error{color:#b3261e}
-.sum td{font-size:1.3em;text-align:center}.sum th{text-align:center;font-weight:normal}
+.usage-contradiction{color:#b3261e}.sum td{font-size:1.3em;text-align:center}.sum th{text-align:center;font-weight:normal}
 </style></head><body>
 <h1>Readiness report: {{.R.Site}}</h1>
-<p>Checked {{time .R.Started}} by <code>{{.R.Agent}}</code>, {{len .R.Items}} URLs in {{dur .R.Started .R.Finished}}.</p>
+<p>Checked {{time .R.Started}} by <code>{{.R.Agent}}</code>, {{.S.URLs}} URLs in {{dur .R.Started .R.Finished}}.</p>
 <table class="sum"><tr><th>found</th><th>missing</th><th>disallowed by robots.txt</th><th>blocked by bot protection</th><th>errors</th></tr>
 <tr><td class="found">{{.S.Found}}</td><td class="missing">{{.S.Missing}}</td><td class="disallowed">{{.S.Disallowed}}</td><td class="blocked">{{.S.Blocked}}</td><td class="error">{{.S.Errors}}</td></tr></table>
 {{range .Sections}}<h2>{{.Title}}</h2>
