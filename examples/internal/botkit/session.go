@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 	bolt "go.etcd.io/bbolt"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // Session is what every bot sets up before its work: logger, key, state
@@ -33,6 +35,11 @@ type Session struct {
 
 	stores  stores
 	fetcher *fetch.Fetcher
+
+	metrics    http.Handler // Prometheus handler when -status is set
+	meters     *sdkmetric.MeterProvider
+	status     *http.Server // the -status endpoint
+	statusDone chan struct{}
 }
 
 // Start does the common setup for f: it handles -genkey (done is true: the
@@ -83,6 +90,7 @@ func (s *Session) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.closeStatus()
 	if s.fetcher != nil {
 		s.fetcher.CloseIdleConnections()
 	}
@@ -184,12 +192,16 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 		return nil, nil, code, true
 	}
 	bot := profile(s.Key)
-	if err := s.Apply(&bot); err != nil {
+	err := s.Apply(&bot)
+	if err == nil && f.Status != "" {
+		err = s.instrument(&bot)
+	}
+	if err != nil {
 		Fail(env.Stderr, f.Name, "%v", err)
 		s.Close()
 		return nil, nil, ExitFailure, true
 	}
-	fetcher, err := fetch.NewFetcher(bot)
+	fetcher, err = fetch.NewFetcher(bot)
 	if err != nil {
 		Fail(env.Stderr, f.Name, "%v", err)
 		s.Close()
@@ -197,6 +209,14 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 	}
 	s.fetcher = fetcher
 	s.Robots = fetcher.Robots()
+	s.Prog.Paused = func() int { return pausedHosts(fetcher, time.Now()) }
+	if f.Status != "" {
+		if err := s.serveStatus(f.Name, f.Status); err != nil {
+			Fail(env.Stderr, f.Name, "%v", err)
+			s.Close()
+			return nil, nil, ExitFailure, true
+		}
+	}
 	return s, fetcher, 0, false
 }
 
