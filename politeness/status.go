@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,15 +83,18 @@ func (h HostStatus) Breaker(now time.Time) string {
 }
 
 // tracker is the Transport's own view of its hosts, for [Transport.Hosts].
+// Its lock guards the map only; each host has its own lock, so requests to
+// different hosts do not contend beyond one map lookup.
 type tracker struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // guards hosts; taken before a hostTrack's
 	hosts map[string]*hostTrack
-	ops   int
+	ops   atomic.Int32 // request ends since the last sweep
 }
 
 type hostTrack struct {
+	mu          sync.Mutex
 	queued      int
-	inFlight    string
+	inFlight    *url.URL // the request's own URL, redacted only when shown
 	since       time.Time
 	lastStatus  int
 	lastAt      time.Time
@@ -117,40 +121,46 @@ func (tr *tracker) queue(host string) *hostTrack {
 		h = new(hostTrack)
 		tr.hosts[host] = h
 	}
+	h.mu.Lock()
 	h.queued++
+	h.mu.Unlock()
 	return h
 }
 
 // unqueue ends a wait that did not lead to a request.
 func (tr *tracker) unqueue(h *hostTrack) {
-	tr.mu.Lock()
+	h.mu.Lock()
 	h.queued--
-	tr.mu.Unlock()
+	h.mu.Unlock()
 }
 
 // send moves one request of h from the queue to the wire.
 func (tr *tracker) send(h *hostTrack, u *url.URL, st State, now time.Time) {
-	s := u.Redacted()
-	tr.mu.Lock()
+	h.mu.Lock()
 	h.queued--
-	h.inFlight, h.since, h.st = s, now, st
-	tr.mu.Unlock()
+	h.inFlight, h.since, h.st = u, now, st
+	h.mu.Unlock()
 }
 
 // done ends h's request at now with status (0: no answer) and the State
 // stored for the host; idle is the Policy's idle time, after which an idle
-// host is forgotten.
+// host is forgotten by a sweep (one per trackerSweepEvery request ends).
 func (tr *tracker) done(h *hostTrack, status int, st State, now time.Time, idle time.Duration) {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	h.inFlight, h.since = "", time.Time{}
+	h.mu.Lock()
+	h.inFlight, h.since = nil, time.Time{}
 	h.lastStatus, h.lastAt, h.st = status, now, st
-	if tr.ops++; tr.ops < trackerSweepEvery {
+	h.mu.Unlock()
+	if tr.ops.Add(1) < trackerSweepEvery {
 		return
 	}
-	tr.ops = 0
+	tr.ops.Store(0)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	for k, e := range tr.hosts {
-		if e != h && e.queued == 0 && e.inFlight == "" && now.Sub(e.lastAt) > idle && !e.st.Expires.After(now) {
+		e.mu.Lock()
+		forget := e.queued == 0 && e.inFlight == nil && now.Sub(e.lastAt) > idle && !e.st.Expires.After(now)
+		e.mu.Unlock()
+		if forget {
 			delete(tr.hosts, k)
 		}
 	}
@@ -159,9 +169,12 @@ func (tr *tracker) done(h *hostTrack, status int, st State, now time.Time, idle 
 // paused records a pause, give-up or breaker trip of host.
 func (tr *tracker) paused(host string, ev Event) {
 	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if h := tr.hosts[host]; h != nil {
+	h := tr.hosts[host]
+	tr.mu.Unlock()
+	if h != nil {
+		h.mu.Lock()
 		h.pauseKind, h.pauseReason, h.pauseStatus, h.pauseUntil = ev.Kind, ev.Reason, ev.Status, ev.Until
+		h.mu.Unlock()
 	}
 }
 
@@ -169,12 +182,14 @@ func (tr *tracker) paused(host string, ev Event) {
 // requests queued or in flight, those it sent requests to lately, and, with a
 // [MemoryGate], every host the gate remembers. Hosts are sorted by key.
 //
-// Consistency: each host's fields are read together under one lock, but
+// Consistency: each host's fields are read together under its lock, but
 // hosts change while the snapshot is taken and right after; a shared gate's
-// State is as this process last saw it. Cost: one pass over the hosts, about
-// O(hosts) time and allocation, under the Transport's (and the MemoryGate's)
-// lock, so requests wait meanwhile: call it for a status page or a metric
-// scrape (every few seconds), not per request. The Transport remembers an
+// State is as this process last saw it. Cost: one pass over the hosts, O(hosts)
+// time and allocation, holding the Transport's host map (and the MemoryGate's)
+// lock, so new requests wait meanwhile: call it for a status page or a metric
+// scrape (every few seconds), not per request. The bookkeeping behind it costs
+// each request one map lookup and three short per-host locks, without an
+// allocation (about 0.2 µs in BenchmarkOverhead). The Transport remembers an
 // idle host until its State expires (the Policy's idle time after its last
 // pause), then forgets it on a later request.
 //
@@ -184,12 +199,19 @@ func (t *Transport) Hosts() []HostStatus {
 	t.track.mu.Lock()
 	out := make([]HostStatus, 0, len(t.track.hosts))
 	for k, h := range t.track.hosts {
-		out = append(out, HostStatus{
-			Host: k, Queued: h.queued, InFlight: h.inFlight, InFlightSince: h.since,
+		h.mu.Lock()
+		hs := HostStatus{
+			Host: k, Queued: h.queued, InFlightSince: h.since,
 			LastStatus: h.lastStatus, LastAt: h.lastAt,
 			PauseKind: h.pauseKind, PauseReason: h.pauseReason, PauseStatus: h.pauseStatus, PauseUntil: h.pauseUntil,
 			State: h.st,
-		})
+		}
+		u := h.inFlight
+		h.mu.Unlock()
+		if u != nil {
+			hs.InFlight = u.Redacted()
+		}
+		out = append(out, hs)
 	}
 	t.track.mu.Unlock()
 	if mg, ok := t.gate.(*MemoryGate); ok {

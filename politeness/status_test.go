@@ -163,3 +163,27 @@ func TestHosts_Concurrent(t *testing.T) {
 		}
 	})
 }
+
+// With a gate other than a MemoryGate (a shared one), Hosts reports the
+// State this Transport last stored: the pause it set is there.
+func TestHosts_OtherGateShowsWhatThisProcessSaw(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := struct{ politeness.Gate }{politeness.NewMemoryGate()} // not a *MemoryGate
+		tr := &politeness.Transport{Gate: gate, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			return answer(http.StatusServiceUnavailable, http.Header{"Retry-After": {"40"}})
+		})}
+		resp, err := (&http.Client{Transport: tr}).Get("http://a.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		hs := tr.Hosts()
+		if len(hs) != 1 {
+			t.Fatalf("Hosts() = %+v", hs)
+		}
+		reason, until, ok := hs[0].Paused(time.Now())
+		if !ok || reason != "retry-after" || !until.Equal(time.Now().Add(40*time.Second)) || hs[0].LastStatus != 503 {
+			t.Errorf("paused %v %q until +%v, last status %d", ok, reason, time.Until(until), hs[0].LastStatus)
+		}
+	})
+}
