@@ -187,3 +187,36 @@ func TestHosts_OtherGateShowsWhatThisProcessSaw(t *testing.T) {
 		}
 	})
 }
+
+// Memory stays bounded: a host idle for longer than the Policy's idle time
+// is forgotten by Hosts' bookkeeping (and the MemoryGate) while the bot
+// works on other hosts.
+func TestHosts_ForgetsIdleHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &politeness.Transport{
+			Gate:   &politeness.MemoryGate{SweepEvery: time.Millisecond},
+			Policy: politeness.Policy{MinDelay: -1, IdleTime: time.Second},
+			Base:   rtFunc(func(r *http.Request) (*http.Response, error) { return answer(200, nil) }),
+		}
+		c := &http.Client{Transport: tr}
+		getOK := func(u string) {
+			resp, err := c.Get(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		getOK("http://old.test/")
+		if hs := tr.Hosts(); len(hs) != 1 || hs[0].Host != "http://old.test:80" {
+			t.Fatalf("Hosts() = %+v", hs)
+		}
+		time.Sleep(2 * time.Second)
+		for range 1100 {
+			getOK("http://new.test/")
+		}
+		hs := tr.Hosts()
+		if len(hs) != 1 || hs[0].Host != "http://new.test:80" || hs[0].LastStatus != 200 {
+			t.Errorf("after 2 s idle and 1100 requests elsewhere: %+v, want only new.test", hs)
+		}
+	})
+}
