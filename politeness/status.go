@@ -187,7 +187,8 @@ func (tr *tracker) paused(host string, ev Event) {
 // State is as this process last saw it. Cost: one pass over the hosts, O(hosts)
 // time and allocation, holding the Transport's host map (and the MemoryGate's)
 // lock, so new requests wait meanwhile: call it for a status page or a metric
-// scrape (every few seconds), not per request. The bookkeeping behind it costs
+// scrape (every few seconds), not per request (BenchmarkHosts: about 17 ms
+// and 5.7 MB for 10,000 hosts on a busy 2-core machine). The bookkeeping behind it costs
 // each request one map lookup and three short per-host locks, without an
 // allocation (about 0.2 µs in BenchmarkOverhead). The Transport remembers an
 // idle host until its State expires (the Policy's idle time after its last
