@@ -91,6 +91,12 @@ type Bot struct {
 	// Observe, if set, receives the politeness decisions (waits, pauses,
 	// give-ups, breaker trips).
 	Observe func(politeness.Event)
+	// Events, if set, receives each request as it leaves and ends (robots.txt
+	// fetches included) and the end of each [Fetcher.Get]: see [Event]. It
+	// is called from the goroutines doing the work, possibly several at once,
+	// so it must be quick and safe for concurrent use, and must not call back
+	// into the client. Nil costs nothing.
+	Events func(Event)
 
 	// Signer signs every request, robots.txt fetches included, at the moment
 	// it leaves (after any politeness wait). Nil sends unsigned requests.

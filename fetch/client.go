@@ -201,6 +201,9 @@ func newChain(bot Bot) (*chain, error) {
 		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
 	}
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
+	if bot.Events != nil {
+		rt = &eventTransport{base: rt, emit: bot.Events}
+	}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 		c.signer = bot.Signer

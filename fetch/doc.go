@@ -84,4 +84,14 @@
 // default, or all in one bbolt file with fetch/boltstate, so a bot restarted
 // tomorrow still makes a one-request freshness check. Pacing state sits in a
 // [politeness.Gate] (in memory, or Redis for a fleet).
+//
+// # Watching a bot
+//
+// [Fetcher.Hosts] is a snapshot per site: what politeness knows (queue,
+// request in flight, last status, pause reason and end, slow-down level,
+// breaker) and the age of the site's robots.txt copy. [Bot.Events] reports
+// each request as it leaves and ends (robots.txt fetches marked, signatures
+// noted, bytes counted) and each Get's outcome; with [Bot.Observe] (the
+// pacing decisions) it is what fetch/otelmetrics turns into OpenTelemetry
+// metrics, so this package does not depend on OpenTelemetry.
 package fetch

@@ -41,6 +41,7 @@ type Fetcher struct {
 	once       bool
 	rateLimit  []int
 	log        *slog.Logger
+	events     func(Event)
 
 	maxPages int
 	mu       sync.Mutex     // guards pages
@@ -88,6 +89,7 @@ func NewFetcher(bot Bot) (*Fetcher, error) {
 		rateLimit:  bot.Politeness.RateLimitStatuses,
 		log:        c.log,
 		maxPages:   bot.MaxPagesPerSite,
+		events:     bot.Events,
 	}
 	if f.validators == nil {
 		f.validators = &MemoryValidators{}
@@ -137,10 +139,11 @@ func (f *Fetcher) CloseIdleConnections() {
 // Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; the
 // politeness rate-limit statuses (default 429 and 503) RateLimited; any other
 // 5xx Unreachable; every other status OK (check Page.Status).
-func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Page, error) {
+func (f *Fetcher) Get(ctx context.Context, rawURL string) (page *Page, err error) {
 	if f == nil || f.chain == nil {
 		return nil, ErrNoBot
 	}
+	defer func() { f.emitGet(rawURL, page, err) }()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, &url.Error{Op: "Get", URL: Redact(rawURL), Err: badURL(rawURL, err)}

@@ -49,7 +49,10 @@
 //
 // [Transport.Logger] (a *slog.Logger, nil = silent) and [Transport.Observe]
 // report each wait, pause, give-up, breaker trip and refused request with host,
-// reason and duration.
+// reason and duration. [Transport.Hosts] is a snapshot of every host the
+// Transport knows ([HostStatus]: requests queued, the one in flight, last
+// status, the pause with its reason and end, slow-down level, breaker), for a
+// status page or a metrics scrape.
 //
 // # Dependencies
 //

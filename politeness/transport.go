@@ -55,6 +55,8 @@ type Transport struct {
 
 	keysMu sync.RWMutex       // guards keys
 	keys   map[rawHost]string // interned host keys; cleared when large
+
+	track tracker // what Hosts reports
 }
 
 type rawHost struct{ scheme, host string }
@@ -226,6 +228,10 @@ func (t *Transport) refuse(host string, sentinel error, until time.Time) error {
 }
 
 func (t *Transport) emit(ev Event) {
+	switch ev.Kind {
+	case EventPause, EventGiveUp, EventBreakerTrip:
+		t.track.paused(ev.Host, ev)
+	}
 	if t.Observe != nil {
 		t.Observe(ev)
 	}
@@ -271,6 +277,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	host := t.hostKey(req.URL)
+	h := t.track.queue(host)
 
 	r := t.readyers.Get().(*readyer)
 	r.t, r.host = t, host
@@ -298,35 +305,39 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	*r = readyer{fn: r.fn}
 	t.readyers.Put(r)
 	if err != nil {
+		t.track.unqueue(h)
 		closeBody(req)
 		return nil, err
 	}
 	if lim := t.Policy.Limiter; lim != nil {
 		if err := lim.Wait(ctx); err != nil {
+			t.track.unqueue(h)
 			_ = lease.Release(lease.State())
 			closeBody(req)
 			return nil, err
 		}
 	}
 
-	resp, err := t.base().RoundTrip(req)
 	st := lease.State()
+	t.track.send(h, req.URL, st, time.Now())
+	resp, err := t.base().RoundTrip(req)
 	if err != nil {
 		now := time.Now()
 		st = t.afterFailure(ctx, host, st, now, err)
-		t.release(lease, st, req.URL, now)
+		t.release(lease, h, 0, st, req.URL, now)
 		return nil, err
 	}
 	st = t.afterResponse(host, st, resp)
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		// Nothing to wait for (a 101 body is a connection; keep its type).
-		t.release(lease, st, req.URL, time.Now())
+		t.release(lease, h, resp.StatusCode, st, req.URL, time.Now())
 		return resp, nil
 	}
 	if b == nil {
 		b = new(body)
 	}
 	b.rc, b.t, b.lease, b.next, b.u = resp.Body, t, lease, st, req.URL
+	b.track, b.status = h, resp.StatusCode
 	resp.Body = b
 	return resp, nil
 }
@@ -416,8 +427,8 @@ func (t *Transport) pause(host string, st State, status int, now time.Time, wait
 }
 
 // release ends the host's turn at end: it sets the gap, the expiry, and
-// stores the state.
-func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
+// stores the state. status is the answer's (0: none), for Hosts.
+func (t *Transport) release(l Lease, h *hostTrack, status int, st State, u *url.URL, end time.Time) {
 	var crawl time.Duration
 	var ok bool
 	if t.CrawlDelay != nil {
@@ -453,6 +464,7 @@ func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
 		}
 	}
 	st.Expires = last.Add(t.Policy.idleTime())
+	t.track.done(h, status, st, end, t.Policy.idleTime())
 	if err := l.Release(st); err != nil && t.Logger != nil {
 		// The gate could not store the host's state (a shared gate lost its
 		// lease or its server): the next request re-reads whatever it has.
@@ -462,13 +474,15 @@ func (t *Transport) release(l Lease, st State, u *url.URL, end time.Time) {
 
 // body holds the host's turn until it is read to EOF or closed.
 type body struct {
-	rc    io.ReadCloser
-	t     *Transport
-	lease Lease
-	next  State
-	u     *url.URL
-	done  atomic.Bool
-	mem   memLease // the lease when the gate is a MemoryGate
+	rc     io.ReadCloser
+	t      *Transport
+	lease  Lease
+	next   State
+	u      *url.URL
+	track  *hostTrack
+	status int
+	done   atomic.Bool
+	mem    memLease // the lease when the gate is a MemoryGate
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -487,6 +501,6 @@ func (b *body) Close() error {
 
 func (b *body) finish() {
 	if b.done.CompareAndSwap(false, true) {
-		b.t.release(b.lease, b.next, b.u, time.Now())
+		b.t.release(b.lease, b.track, b.status, b.next, b.u, time.Now())
 	}
 }

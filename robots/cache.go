@@ -122,6 +122,17 @@ func (c *Cache) Cached(target *url.URL) (*Robots, bool) {
 	return nil, false
 }
 
+// FetchedAt returns when the copy in memory for target's origin was fetched
+// (or loaded from the Store, with its original fetch time), fresh or stale,
+// without fetching. ok is false when there is no copy in memory. It costs
+// one map lookup under the Cache's lock and is safe for concurrent use.
+func (c *Cache) FetchedAt(target *url.URL) (fetched time.Time, ok bool) {
+	if s, err := c.lookupURL(target); err == nil && s != nil {
+		return s.fetched, true
+	}
+	return time.Time{}, false
+}
+
 // Check returns nil if a may fetch target, and otherwise a
 // *[DisallowedError] (fetching robots.txt first if needed). Other errors are
 // those of [Cache.Get].

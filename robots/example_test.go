@@ -118,3 +118,22 @@ func ExampleCache() {
 	// /drafts/new-post disallowed by Disallow: /drafts/
 	// crawl-delay: 1s
 }
+
+// FetchedAt tells how old the copy a Cache uses is, e.g. for a status page.
+func ExampleCache_FetchedAt() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+	}))
+	defer srv.Close()
+
+	c := &robots.Cache{Transport: srv.Client().Transport}
+	u, _ := url.Parse(srv.URL + "/page")
+	_, ok := c.FetchedAt(u)
+	fmt.Println("copy before a check:", ok)
+	_ = c.Check(context.Background(), robots.Agent{Token: "ExampleBot"}, u)
+	fetched, ok := c.FetchedAt(u)
+	fmt.Println("copy after a check:", ok, "fetched within a minute:", time.Since(fetched) < time.Minute)
+	// Output:
+	// copy before a check: false
+	// copy after a check: true fetched within a minute: true
+}

@@ -39,6 +39,9 @@ type Env struct {
 	// Observe, when set, receives the bot's pacing events (the demo draws
 	// its timeline from them).
 	Observe func(Event)
+	// StatusListening, when set, is called with the status page's URL once
+	// the -status endpoint listens (tests learn the port of ":0" from it).
+	StatusListening func(url string)
 }
 
 // Event is one thing a bot did or waited for, for timelines.
@@ -90,7 +93,8 @@ type Flags struct {
 	MaxPages int
 	JSON     bool
 	Verbose  bool
-	Signs    bool // the bot signs its requests: -key / -genkey exist
+	Signs    bool   // the bot signs its requests: -key / -genkey exist
+	Status   string // -status: address of the status endpoint ("": none)
 	// AllowInternal is -allow-internal: the internal address ranges the
 	// bot may reach (fetch.Bot.AllowInternal); nil: none.
 	AllowInternal []netip.Prefix
@@ -121,6 +125,7 @@ func (f *Flags) Register(fs *flag.FlagSet, defaultState string, defaultMaxPages 
 		"link-local (cloud metadata), unspecified and multicast addresses are refused", f.parseAllowInternal)
 	fs.BoolVar(&f.JSON, "json", false, "print one JSON object per URL handled on stdout")
 	fs.BoolVar(&f.Verbose, "v", false, "debug-level logs on stderr (robots.txt fetches, refusals, pacing)")
+	fs.StringVar(&f.Status, "status", "", "serve a status page (/), its JSON (/status.json) and Prometheus metrics (/metrics) on `addr`, e.g. 127.0.0.1:8080 (only there)")
 }
 
 // parseAllowInternal adds the prefixes of -allow-internal (comma-separated;

@@ -11,16 +11,33 @@ import (
 )
 
 // Progress prints a status line on stderr every Every while work goes on:
-// pages done, queued, and which hosts the bot is waiting on and why. The
-// zero value prints nothing until Start.
+// pages done, queued, hosts paused, the rate, and which hosts the bot is
+// waiting on and why. The zero value prints nothing until Start.
 type Progress struct {
 	W      io.Writer
 	Every  time.Duration             // 0 = 5 s
 	Counts func() (done, queued int) // current counters
+	Paused func() int                // hosts paused now (nil: not shown)
 
-	mu    sync.Mutex           // guards wait, until
+	mu    sync.Mutex           // guards wait, until, start
 	wait  map[string]string    // host -> why the bot is waiting on it
 	until map[string]time.Time // host -> end of that wait
+	start time.Time            // first Start, for the rate
+}
+
+// counts returns the counters and the rate in pages per second since the
+// first Start (0 before it).
+func (p *Progress) counts(now time.Time) (done, queued int, rate float64) {
+	if p.Counts != nil {
+		done, queued = p.Counts()
+	}
+	p.mu.Lock()
+	start := p.start
+	p.mu.Unlock()
+	if el := now.Sub(start); !start.IsZero() && el > 0 {
+		rate = float64(done) / el.Seconds()
+	}
+	return done, queued, rate
 }
 
 // Observe records a pacing event (a wait or pause on a host) and passes it on
@@ -45,6 +62,11 @@ func (p *Progress) Observe(next func(Event)) func(Event) {
 // Start begins printing; the returned func stops it and waits for the
 // printer to end.
 func (p *Progress) Start(ctx context.Context) (stop func()) {
+	p.mu.Lock()
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
+	p.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	every := p.Every
@@ -71,10 +93,7 @@ func (p *Progress) print(now time.Time) {
 	if p.W == nil {
 		return
 	}
-	done, queued := 0, 0
-	if p.Counts != nil {
-		done, queued = p.Counts()
-	}
+	done, queued, rate := p.counts(now)
 	p.mu.Lock()
 	var waits []string
 	for h, why := range p.wait {
@@ -85,6 +104,14 @@ func (p *Progress) print(now time.Time) {
 	p.mu.Unlock()
 	sort.Strings(waits)
 	line := fmt.Sprintf("progress: %d done, %d queued", done, queued)
+	if p.Paused != nil {
+		n, s := p.Paused(), "s"
+		if n == 1 {
+			s = ""
+		}
+		line += fmt.Sprintf(", %d host%s paused", n, s)
+	}
+	line += fmt.Sprintf(", %.2f pages/s", rate)
 	if len(waits) > 0 {
 		line += "; waiting on " + strings.Join(waits, ", ")
 	}

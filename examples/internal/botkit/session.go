@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 	bolt "go.etcd.io/bbolt"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // Session is what every bot sets up before its work: logger, key, state
@@ -37,6 +39,11 @@ type Session struct {
 	stores  stores
 	fetcher *fetch.Fetcher
 	failed  atomic.Bool // some work failed: the run ends with ExitPartial
+
+	metrics    http.Handler // Prometheus handler when -status is set
+	meters     *sdkmetric.MeterProvider
+	status     *http.Server // the -status endpoint
+	statusDone chan struct{}
 }
 
 // WorkFailed logs that a part of the work failed (a site unreachable, a page
@@ -130,6 +137,7 @@ func (s *Session) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.closeStatus()
 	if s.fetcher != nil {
 		s.fetcher.CloseIdleConnections()
 	}
@@ -242,12 +250,16 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 	}
 	bot := profile(s.Key)
 	bot.AllowInternal = f.AllowInternal
-	if err := s.Apply(&bot); err != nil {
+	err := s.Apply(&bot)
+	if err == nil && f.Status != "" {
+		err = s.instrument(&bot)
+	}
+	if err != nil {
 		Fail(env.Stderr, f.Name, "%v", err)
 		s.Close()
 		return nil, nil, ExitFailure, true
 	}
-	fetcher, err := fetch.NewFetcher(bot)
+	fetcher, err = fetch.NewFetcher(bot)
 	if err != nil {
 		Fail(env.Stderr, f.Name, "%v", err)
 		s.Close()
@@ -255,6 +267,14 @@ func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey
 	}
 	s.fetcher = fetcher
 	s.Robots = fetcher.Robots()
+	s.Prog.Paused = func() int { return pausedHosts(fetcher, time.Now()) }
+	if f.Status != "" {
+		if err := s.serveStatus(f.Name, f.Status); err != nil {
+			Fail(env.Stderr, f.Name, "%v", err)
+			s.Close()
+			return nil, nil, ExitFailure, true
+		}
+	}
 	return s, fetcher, 0, false
 }
 

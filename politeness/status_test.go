@@ -1,0 +1,222 @@
+package politeness_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func answer(status int, h http.Header) (*http.Response, error) {
+	if h == nil {
+		h = http.Header{}
+	}
+	return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader("x"))}, nil
+}
+
+// Each way a host stops: Hosts reports the reason and the exact end.
+func TestHosts_PauseReasonAndEnd(t *testing.T) {
+	cases := []struct {
+		name       string
+		policy     politeness.Policy
+		status     int
+		header     http.Header
+		err        error
+		reason     string
+		until      time.Duration
+		lastStatus int
+		slow       int
+		breaker    string
+	}{
+		{name: "retry-after", status: 429, header: http.Header{"Retry-After": {"90"}},
+			reason: "retry-after", until: 90 * time.Second, lastStatus: 429, slow: 1, breaker: "closed"},
+		{name: "backoff", policy: politeness.Policy{DefaultBackoff: 7 * time.Second}, status: 503,
+			reason: "backoff", until: 7 * time.Second, lastStatus: 503, slow: 1, breaker: "closed"},
+		{name: "give-up", policy: politeness.Policy{MaxRetryAfter: time.Minute, RetryAfterMode: politeness.GiveUp, GiveUpFor: 5 * time.Hour},
+			status: 429, header: http.Header{"Retry-After": {"3600"}},
+			reason: "give-up", until: 5 * time.Hour, lastStatus: 429, slow: 1, breaker: "closed"},
+		{name: "breaker", policy: politeness.Policy{BreakerThreshold: 1, BreakerCoolOff: 10 * time.Minute}, err: errors.New("connection refused"),
+			reason: "connection errors", until: 10 * time.Minute, lastStatus: 0, breaker: "open"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sent := 0
+				tr := &politeness.Transport{Policy: tc.policy, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+					sent++
+					if tc.err != nil {
+						return nil, tc.err
+					}
+					return answer(tc.status, tc.header)
+				})}
+				resp, err := (&http.Client{Transport: tr}).Get("http://user:secret@Example.TEST/a")
+				if err == nil {
+					resp.Body.Close()
+				}
+				if sent != 1 {
+					t.Fatalf("sent %d requests, want 1", sent)
+				}
+				start := time.Now()
+				hosts := tr.Hosts()
+				if len(hosts) != 1 {
+					t.Fatalf("Hosts() = %+v, want one host", hosts)
+				}
+				h := hosts[0]
+				if h.Host != "http://example.test:80" || h.LastStatus != tc.lastStatus || h.Queued != 0 || h.InFlight != "" {
+					t.Errorf("host %q last status %d queued %d in flight %q", h.Host, h.LastStatus, h.Queued, h.InFlight)
+				}
+				reason, until, paused := h.Paused(start)
+				if !paused || reason != tc.reason || !until.Equal(start.Add(tc.until)) {
+					t.Errorf("Paused = %v %q until +%v, want %q until +%v", paused, reason, until.Sub(start), tc.reason, tc.until)
+				}
+				if h.State.Slow != tc.slow || h.Breaker(start) != tc.breaker {
+					t.Errorf("slow %d breaker %s, want %d %s", h.State.Slow, h.Breaker(start), tc.slow, tc.breaker)
+				}
+				// After the end, the host is no longer paused.
+				if _, _, paused := h.Paused(start.Add(tc.until)); paused {
+					t.Errorf("still paused at the end")
+				}
+			})
+		})
+	}
+}
+
+// Requests queued behind a slow one are counted; the one on the wire is
+// shown by URL, without its password, since it was sent.
+func TestHosts_QueuedAndInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		tr := &politeness.Transport{Policy: politeness.Policy{MinDelay: time.Second}, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			<-release
+			return answer(200, nil)
+		})}
+		c := &http.Client{Transport: tr}
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, p := range []string{"/one", "/two", "/three"} {
+			wg.Go(func() {
+				resp, err := c.Get("http://user:pw@a.test" + p)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+			synctest.Wait()
+		}
+		hs := tr.Hosts()
+		if len(hs) != 1 {
+			t.Fatalf("Hosts() = %+v", hs)
+		}
+		h := hs[0]
+		if h.InFlight != "http://user:xxxxx@a.test/one" || !h.InFlightSince.Equal(start) || h.Queued != 2 {
+			t.Errorf("in flight %q since %v, queued %d; want /one (redacted) since start, 2 queued", h.InFlight, h.InFlightSince.Sub(start), h.Queued)
+		}
+		close(release)
+		wg.Wait()
+		h = tr.Hosts()[0]
+		if h.Queued != 0 || h.InFlight != "" || h.LastStatus != 200 {
+			t.Errorf("after the crawl: %+v", h)
+		}
+		if _, _, paused := h.Paused(time.Now()); paused {
+			t.Errorf("paused after 200s")
+		}
+	})
+}
+
+// Hosts is safe alongside RoundTrip (run with -race).
+func TestHosts_Concurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &politeness.Transport{Policy: politeness.Policy{MinDelay: -1}, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			return answer(200, nil)
+		})}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				_ = tr.Hosts()
+				time.Sleep(time.Millisecond)
+			}
+		})
+		c := &http.Client{Transport: tr}
+		for i := range 20 {
+			resp, err := c.Get("http://h" + string(rune('a'+i%5)) + ".test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		cancel()
+		wg.Wait()
+		if n := len(tr.Hosts()); n != 5 {
+			t.Errorf("%d hosts, want 5", n)
+		}
+	})
+}
+
+// With a gate other than a MemoryGate (a shared one), Hosts reports the
+// State this Transport last stored: the pause it set is there.
+func TestHosts_OtherGateShowsWhatThisProcessSaw(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := struct{ politeness.Gate }{politeness.NewMemoryGate()} // not a *MemoryGate
+		tr := &politeness.Transport{Gate: gate, Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			return answer(http.StatusServiceUnavailable, http.Header{"Retry-After": {"40"}})
+		})}
+		resp, err := (&http.Client{Transport: tr}).Get("http://a.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		hs := tr.Hosts()
+		if len(hs) != 1 {
+			t.Fatalf("Hosts() = %+v", hs)
+		}
+		reason, until, ok := hs[0].Paused(time.Now())
+		if !ok || reason != "retry-after" || !until.Equal(time.Now().Add(40*time.Second)) || hs[0].LastStatus != 503 {
+			t.Errorf("paused %v %q until +%v, last status %d", ok, reason, time.Until(until), hs[0].LastStatus)
+		}
+	})
+}
+
+// Memory stays bounded: a host idle for longer than the Policy's idle time
+// is forgotten by Hosts' bookkeeping (and the MemoryGate) while the bot
+// works on other hosts.
+func TestHosts_ForgetsIdleHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := &politeness.Transport{
+			Gate:   &politeness.MemoryGate{SweepEvery: time.Millisecond},
+			Policy: politeness.Policy{MinDelay: -1, IdleTime: time.Second},
+			Base:   rtFunc(func(r *http.Request) (*http.Response, error) { return answer(200, nil) }),
+		}
+		c := &http.Client{Transport: tr}
+		getOK := func(u string) {
+			resp, err := c.Get(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		getOK("http://old.test/")
+		if hs := tr.Hosts(); len(hs) != 1 || hs[0].Host != "http://old.test:80" {
+			t.Fatalf("Hosts() = %+v", hs)
+		}
+		time.Sleep(2 * time.Second)
+		for range 1100 {
+			getOK("http://new.test/")
+		}
+		hs := tr.Hosts()
+		if len(hs) != 1 || hs[0].Host != "http://new.test:80" || hs[0].LastStatus != 200 {
+			t.Errorf("after 2 s idle and 1100 requests elsewhere: %+v, want only new.test", hs)
+		}
+	})
+}
