@@ -90,7 +90,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 		prog = &Progress{W: s.Env.Stderr}
 		s.Prog = prog
 	}
-	prog.Counts = func() (int, int) { return cr.Done(), c.Frontier.Len() }
+	prog.SetCounts(func() (int, int) { return cr.Done(), c.Frontier.Len() })
 	stop := prog.Start(ctx)
 	cr.Run(ctx)
 	stop()

@@ -16,10 +16,10 @@ import (
 type Progress struct {
 	W      io.Writer
 	Every  time.Duration             // 0 = 5 s
-	Counts func() (done, queued int) // current counters
+	Counts func() (done, queued int) // current counters; change it with SetCounts once in use
 	Paused func() int                // hosts paused now (nil: not shown)
 
-	mu    sync.Mutex           // guards wait, until, start
+	mu    sync.Mutex           // guards Counts once in use, wait, until, start
 	wait  map[string]string    // host -> why the bot is waiting on it
 	until map[string]time.Time // host -> end of that wait
 	start time.Time            // first Start, for the rate
@@ -28,16 +28,24 @@ type Progress struct {
 // counts returns the counters and the rate in pages per second since the
 // first Start (0 before it).
 func (p *Progress) counts(now time.Time) (done, queued int, rate float64) {
-	if p.Counts != nil {
-		done, queued = p.Counts()
-	}
 	p.mu.Lock()
-	start := p.start
+	count, start := p.Counts, p.start
 	p.mu.Unlock()
+	if count != nil {
+		done, queued = count()
+	}
 	if el := now.Sub(start); !start.IsZero() && el > 0 {
 		rate = float64(done) / el.Seconds()
 	}
 	return done, queued, rate
+}
+
+// SetCounts sets Counts; safe while the status page or the progress line
+// reads it.
+func (p *Progress) SetCounts(fn func() (done, queued int)) {
+	p.mu.Lock()
+	p.Counts = fn
+	p.mu.Unlock()
 }
 
 // Observe records a pacing event (a wait or pause on a host) and passes it on
