@@ -221,12 +221,10 @@ func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Cl
 		Jar:       c.jar,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > max {
-				return &Error{Outcome: TooManyRedirects, URL: req.URL.Redacted(),
-					Err: fmt.Errorf("fetch: stopped after %d redirects", max)}
+				return tooManyRedirects(req.URL, max)
 			}
 			if c.noDowngrade && req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
-				return &Error{Outcome: InsecureRedirect, URL: req.URL.Redacted(),
-					Err: fmt.Errorf("%w (from %s)", ErrInsecureRedirect, via[len(via)-1].URL.Redacted())}
+				return insecureRedirect(req.URL, via[len(via)-1].URL)
 			}
 			if next != nil {
 				return next(req, via)
@@ -276,6 +274,10 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := c.checkURL(req.URL); err != nil {
 		closeBody(req)
 		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
+		return nil, err
+	}
+	if err := c.checkHop(req); err != nil { // the limits of a client without CheckRedirect
+		closeBody(req)
 		return nil, err
 	}
 

@@ -56,7 +56,15 @@
 // content type a NotHTML error (except under [WithMachineFile], for
 // sitemaps and /llms.txt); their bodies are never returned. Pacing
 // pauses the host when such a page comes with a rate-limit status (429, 503);
-// one served with another status gets the normal gap only. The client's CheckRedirect enforces the redirect limit.
+// one served with another status gets the normal gap only.
+//
+// The redirect limit and the total time limit are the transport's own: it
+// counts a fetch's hops (through each hop's Request.Response, as net/http's
+// client sets it) and refuses the one past Limits.MaxRedirects, and its time
+// budget runs across the hops and the body. So a client that another library
+// builds around [NewTransport] keeps the bot's limits even without
+// CheckRedirect or Timeout; [New]'s client also checks the limit in
+// CheckRedirect, so that it returns the last redirect answer with the error.
 //
 // # Errors
 //
