@@ -360,7 +360,9 @@ type freshKey struct{}
 
 // WithFresh returns a context whose requests carry Cache-Control: no-cache,
 // asking caches on the way for the page as it is now (B9: freshness
-// refetches).
+// refetches). It is for users of the *http.Client, who cannot pass
+// arguments to a request's transport; a [Fetcher] user passes
+// GetOptions{Fresh: true} to [Fetcher.Get] instead.
 func WithFresh(ctx context.Context) context.Context {
 	return context.WithValue(ctx, freshKey{}, true)
 }
@@ -387,6 +389,10 @@ const MachineFileMaxBytes = 50 << 20
 // Everything else stays: robots.txt, pacing, signing, the time limit, and
 // challenge pages are still Blocked (C6). robots.txt itself is fetched this
 // way already.
+//
+// It is for users of the *http.Client (such as the sitemap walker below);
+// a [Fetcher] user passes GetOptions{MachineFile: true} to [Fetcher.Get]
+// instead.
 //
 //	walker.Walk(fetch.WithMachineFile(ctx), sitemaps, fn) // walker.Client = fetcher.Client()
 func WithMachineFile(ctx context.Context) context.Context {

@@ -36,7 +36,7 @@
 //     [WithUserAgentVar]), From, Accept; Cookie removed unless the bot has
 //     a Jar; Authorization and Proxy-Authorization always removed (a bot
 //     sends no credentials, jar or not); validators for conditional refetches;
-//     Cache-Control: no-cache for [WithFresh].
+//     Cache-Control: no-cache for GetOptions.Fresh or [WithFresh].
 //  4. Politeness ([politeness.Transport]): waits for the host's turn, learns
 //     from 429/503 and Crawl-delay.
 //  5. Signing ([signing.Transport]): signs at send time, after the wait, so a
@@ -53,9 +53,9 @@
 // came), a challenge page ([challenge.Detector]) becomes a Blocked error (a
 // RateLimited one for a vendor's rate-limit page such as Cloudflare's 1015:
 // the site asks for "later", not "never") and, for HTML-only bots, another
-// content type a NotHTML error (except under [WithMachineFile], for
-// sitemaps and /llms.txt); their bodies are never returned. Pacing
-// pauses the host when such a page comes with a rate-limit status (429, 503);
+// content type a NotHTML error (except for GetOptions.MachineFile or
+// [WithMachineFile], for sitemaps and /llms.txt); their bodies are never
+// returned. Pacing pauses the host when such a page comes with a rate-limit status (429, 503);
 // one served with another status gets the normal gap only.
 //
 // The redirect limit and the total time limit are the transport's own: it
