@@ -50,6 +50,11 @@ func New(bot Bot) (*http.Client, error) {
 // *http.Transport when bot.LocalAddr is valid (it is cloned to set the
 // source address). Any other transport dials on its own, and only hosts
 // that are literal addresses are checked.
+//
+// The client (like New's and [NewTransport]) returns an error, not the
+// response, for a challenge page and, for an HTML-only bot, another content
+// type, although the server answered: see "Answers that come back as
+// errors" in the package documentation.
 func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
 	if existing == nil {
 		existing = &http.Client{}

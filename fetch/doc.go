@@ -66,6 +66,21 @@
 // CheckRedirect or Timeout; [New]'s client also checks the limit in
 // CheckRedirect, so that it returns the last redirect answer with the error.
 //
+// # Answers that come back as errors
+//
+// net/http asks a RoundTripper to return a nil error whenever it obtained a
+// response, leaving statuses to the caller. This package's transport
+// departs from that on purpose for two kinds of answer: a challenge page
+// (Blocked or RateLimited, with the *challenge.ChallengeError) and, for an
+// HTML-only bot, a content type other than HTML (NotHTML). They come back
+// as an [*Error] with no response, the body read no further and closed. The
+// classification stays in the transport, not only in [Fetcher.Get], so that
+// every user of the client or of [NewTransport] (colly, a retrying client, a
+// sitemap walker) is safe by default: a challenge page never reaches code
+// that would take it for content, and the pacing above has seen it. Every
+// other status, 4xx and 5xx included, is a response with a nil error, as
+// net/http expects; [Fetcher.Get] classifies those into outcomes.
+//
 // # Errors
 //
 // Every refusal or failure from the chain is an [*Error] (inside the
