@@ -13,13 +13,15 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-// Test-only: goleak checks for leaked goroutines; httpsign is the reference
-// RFC 9421 implementation that signing's own signer is checked against.
 // Examples only: examples/colly runs a colly v2 collector on goodbot; no
 // library package imports it.
 require github.com/gocolly/colly/v2 v2.3.0
 
+// Test-only: goleak checks for leaked goroutines; httpsign is the reference
+// RFC 9421 implementation that signing's own signer is checked against;
+// go-retryablehttp shows in fetch's tests where a retrying client belongs.
 require (
+	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/yaronf/httpsign v0.3.2
 	go.uber.org/goleak v1.3.0
 )
@@ -37,6 +39,7 @@ require (
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/kennygrant/sanitize v1.2.4 // indirect
 	github.com/lestrrat-go/blackmagic v1.0.4 // indirect
 	github.com/lestrrat-go/httpcc v1.0.1 // indirect

@@ -139,7 +139,10 @@ type Bot struct {
 	LocalAddr netip.Addr
 	// Transport is the base transport under the chain. Nil means a new
 	// *http.Transport with at most one connection per host (D10) and
-	// LocalAddr.
+	// LocalAddr. It sends each request once: a retrying transport here
+	// would retry inside one politeness turn, so the chain logs a Warn line
+	// when it sees one request written several times. Put retries above the
+	// bot's client instead (see the package documentation).
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
 	// or stored, not even a Cookie header set on the request (C5, D5). It

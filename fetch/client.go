@@ -199,6 +199,9 @@ func newChain(bot Bot) (*chain, error) {
 		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
 	}
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
+	if bot.Transport != nil {
+		rt.(*limitsTransport).watch = c.log // see resend.go
+	}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 	}
@@ -748,6 +751,10 @@ type limitsTransport struct {
 	maxBody  int64
 	h1       sync.Map // URL host -> struct{}: the host's last answer came over HTTP/1.x
 	identity []string // {"identity"}, see sendOnce
+
+	// watch reports a Bot.Transport's resends (resend.go); nil for the
+	// chain's own base transport.
+	watch *slog.Logger
 }
 
 // # No silent resends (C3)
@@ -814,7 +821,12 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
 	once, h1 := t.noResend(req)
-	if timed || once {
+	var sends *sendWatch
+	if t.watch != nil {
+		sends = new(sendWatch)
+		ctx = sends.watch(ctx)
+	}
+	if timed || once || sends != nil {
 		if timed {
 			ctx, cancel = context.WithDeadline(ctx, deadline)
 		}
@@ -824,6 +836,9 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if sends != nil {
+		sends.report(t.watch, req)
+	}
 	if err != nil {
 		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()

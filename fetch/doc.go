@@ -81,6 +81,20 @@
 // other status, 4xx and 5xx included, is a response with a nil error, as
 // net/http expects; [Fetcher.Get] classifies those into outcomes.
 //
+// # Retries
+//
+// Retry above the bot, never below it. A retrying client (such as
+// hashicorp/go-retryablehttp) whose HTTPClient is the bot's client, or that
+// wraps [NewTransport], sends each retry through the whole chain again: the
+// retry waits for the host's turn and for the Retry-After or Crawl-delay the
+// site asked for, whatever backoff the retrying client computed. Used as
+// Bot.Transport, the same client retries inside one politeness turn, on its
+// own schedule, and the host gets its requests at once (three within a few
+// milliseconds for a 503 with Retry-After: 1). The chain cannot undo that,
+// but it notices: when a Bot.Transport writes one request more than once
+// for a turn (seen through an httptrace.ClientTrace on the request's
+// context), it logs a Warn line with the URL and the count.
+//
 // # Errors
 //
 // Every refusal or failure from the chain is an [*Error] (inside the
