@@ -114,3 +114,63 @@ func TestColly_KeepsPromises(t *testing.T) {
 		}
 	}
 }
+
+// What each colly hook keeps, as the README's table says: through
+// WithTransport, colly's redirect filter (AllowedDomains) still stops a
+// redirect off the site and goodbot's transport stops the 4th redirect of a
+// 3-redirect bot; through SetClient, goodbot's client stops the 4th redirect
+// but colly's filter is gone, so the redirect off the site is followed.
+func TestColly_Hooks(t *testing.T) {
+	for _, tt := range []struct {
+		hook        string
+		offSiteSeen bool
+	}{{"WithTransport", false}, {"SetClient", true}} {
+		t.Run(tt.hook, func(t *testing.T) {
+			w := fetchtest.New()
+			tr := w.Transport()
+			t.Cleanup(func() {
+				tr.CloseIdleConnections()
+				w.Close()
+			})
+			w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).
+				Handle("/out", fetchtest.Redirect("http://b.test/", 0)).
+				HandleChain("/r", 4, fetchtest.HTML("end"))
+			w.Host("b.test").Handle("/robots.txt", fetchtest.Robots("")).Handle("/", fetchtest.HTML("b"))
+			bot := fetch.Bot{
+				UserAgent:     ua,
+				Transport:     tr,
+				AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+				Politeness:    politeness.Policy{MinDelay: -1},
+				Limits:        fetch.Limits{MaxRedirects: 3},
+			}
+			var c *colly.Collector
+			if tt.hook == "WithTransport" {
+				var err error
+				if c, err = newCollector(bot, colly.AllowedDomains("a.test")); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				client, err := fetch.New(bot)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c = colly.NewCollector(colly.AllowedDomains("a.test"))
+				c.SetClient(client)
+			}
+			if err := c.Visit("http://a.test/out"); (err == nil) != tt.offSiteSeen {
+				t.Errorf("/out: err %v", err)
+			}
+			var fe *fetch.Error
+			if err := c.Visit("http://a.test/r/0"); !errors.As(err, &fe) || fe.Outcome != fetch.TooManyRedirects {
+				t.Errorf("/r/0: err %v, want TooManyRedirects", err)
+			}
+			if n := w.Count("a.test", "/r/3"); n != 1 {
+				t.Errorf("/r/3 fetched %d times, want 1", n)
+			}
+			w.Check(t, fetchtest.NotFetched("a.test", "/r/4"))
+			if seen := w.Count("b.test", "/") == 1; seen != tt.offSiteSeen {
+				t.Errorf("b.test/ fetched: %v, want %v", seen, tt.offSiteSeen)
+			}
+		})
+	}
+}
