@@ -163,7 +163,10 @@ type Bot struct {
 	LocalAddr netip.Addr
 	// Transport is the base transport under the chain. Nil means a new
 	// *http.Transport with at most one connection per host (D10) and
-	// LocalAddr.
+	// LocalAddr. It sends each request once: a retrying transport here
+	// would retry inside one politeness turn, so the chain logs a Warn line
+	// when it sees one request written several times. Put retries above the
+	// bot's client instead (see the package documentation).
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
 	// or stored, not even a Cookie header set on the request (C5, D5). It
@@ -385,7 +388,9 @@ type freshKey struct{}
 
 // WithFresh returns a context whose requests carry Cache-Control: no-cache,
 // asking caches on the way for the page as it is now (B9: freshness
-// refetches).
+// refetches). It is for users of the *http.Client, who cannot pass
+// arguments to a request's transport; a [Fetcher] user passes
+// GetOptions{Fresh: true} to [Fetcher.Get] instead.
 func WithFresh(ctx context.Context) context.Context {
 	return context.WithValue(ctx, freshKey{}, true)
 }
@@ -412,6 +417,10 @@ const MachineFileMaxBytes = 50 << 20
 // Everything else stays: robots.txt, pacing, signing, the time limit, and
 // challenge pages are still Blocked (C6). robots.txt itself is fetched this
 // way already.
+//
+// It is for users of the *http.Client (such as the sitemap walker below);
+// a [Fetcher] user passes GetOptions{MachineFile: true} to [Fetcher.Get]
+// instead.
 //
 //	walker.Walk(fetch.WithMachineFile(ctx), sitemaps, fn) // walker.Client = fetcher.Client()
 func WithMachineFile(ctx context.Context) context.Context {

@@ -50,6 +50,11 @@ func New(bot Bot) (*http.Client, error) {
 // *http.Transport when bot.LocalAddr is valid (it is cloned to set the
 // source address). Any other transport dials on its own, and only hosts
 // that are literal addresses are checked.
+//
+// The client (like New's and [NewTransport]) returns an error, not the
+// response, for a challenge page and, for an HTML-only bot, another content
+// type, although the server answered: see "Answers that come back as
+// errors" in the package documentation.
 func Wrap(bot Bot, existing *http.Client) (*http.Client, error) {
 	if existing == nil {
 		existing = &http.Client{}
@@ -204,6 +209,9 @@ func newChain(bot Bot) (*chain, error) {
 	if bot.Events != nil {
 		rt = &eventTransport{base: rt, emit: bot.Events}
 	}
+	if bot.Transport != nil {
+		rt.(*limitsTransport).watch = c.log // see resend.go
+	}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
 		c.signer = bot.Signer
@@ -232,12 +240,10 @@ func (c *chain) client(next func(*http.Request, []*http.Request) error) *http.Cl
 		Jar:       c.jar,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > max {
-				return &Error{Outcome: TooManyRedirects, URL: req.URL.Redacted(),
-					Err: fmt.Errorf("fetch: stopped after %d redirects", max)}
+				return tooManyRedirects(req.URL, max)
 			}
 			if c.noDowngrade && req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
-				return &Error{Outcome: InsecureRedirect, URL: req.URL.Redacted(),
-					Err: fmt.Errorf("%w (from %s)", ErrInsecureRedirect, via[len(via)-1].URL.Redacted())}
+				return insecureRedirect(req.URL, via[len(via)-1].URL)
 			}
 			if next != nil {
 				return next(req, via)
@@ -287,6 +293,10 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := c.checkURL(req.URL); err != nil {
 		closeBody(req)
 		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
+		return nil, err
+	}
+	if err := c.checkHop(req); err != nil { // the limits of a client without CheckRedirect
+		closeBody(req)
 		return nil, err
 	}
 
@@ -761,6 +771,10 @@ type limitsTransport struct {
 	maxBody  int64
 	h1       sync.Map // URL host -> struct{}: the host's last answer came over HTTP/1.x
 	identity []string // {"identity"}, see sendOnce
+
+	// watch reports a Bot.Transport's resends (resend.go); nil for the
+	// chain's own base transport.
+	watch *slog.Logger
 }
 
 // # No silent resends (C3)
@@ -827,7 +841,12 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
 	once, h1 := t.noResend(req)
-	if timed || once {
+	var sends *sendWatch
+	if t.watch != nil {
+		sends = new(sendWatch)
+		ctx = sends.watch(ctx)
+	}
+	if timed || once || sends != nil {
 		if timed {
 			ctx, cancel = context.WithDeadline(ctx, deadline)
 		}
@@ -837,6 +856,9 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if sends != nil {
+		sends.report(t.watch, req)
+	}
 	if err != nil {
 		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()

@@ -39,7 +39,7 @@
 //     [WithUserAgentVar]), From, Accept; Cookie removed unless the bot has
 //     a Jar; Authorization and Proxy-Authorization always removed (a bot
 //     sends no credentials, jar or not); validators for conditional refetches;
-//     Cache-Control: no-cache for [WithFresh].
+//     Cache-Control: no-cache for GetOptions.Fresh or [WithFresh].
 //  4. Politeness ([politeness.Transport]): waits for the host's turn, learns
 //     from 429/503 and Crawl-delay.
 //  5. Signing ([signing.Transport]): signs at send time, after the wait, so a
@@ -56,14 +56,51 @@
 // came), a challenge page ([challenge.Detector]) becomes a Blocked error (a
 // RateLimited one for a vendor's rate-limit page such as Cloudflare's 1015:
 // the site asks for "later", not "never") and, for HTML-only bots, another
-// content type a NotHTML error (except under [WithMachineFile], for
-// sitemaps and /llms.txt), and in [UsageRefuse] mode a response whose
+// content type a NotHTML error (except for GetOptions.MachineFile or
+// [WithMachineFile], for sitemaps and /llms.txt), and in [UsageRefuse] mode a response whose
 // Content-Usage or tdm-reservation field refuses one of the bot's purposes
 // a UsageRefused error; their bodies are never returned. In the default
 // [UsageRecord] mode [Page.Usage] carries what robots.txt and the header
 // say, combined most restrictively. Pacing
 // pauses the host when such a page comes with a rate-limit status (429, 503);
-// one served with another status gets the normal gap only. The client's CheckRedirect enforces the redirect limit.
+// one served with another status gets the normal gap only.
+//
+// The redirect limit and the total time limit are the transport's own: it
+// counts a fetch's hops (through each hop's Request.Response, as net/http's
+// client sets it) and refuses the one past Limits.MaxRedirects, and its time
+// budget runs across the hops and the body. So a client that another library
+// builds around [NewTransport] keeps the bot's limits even without
+// CheckRedirect or Timeout; [New]'s client also checks the limit in
+// CheckRedirect, so that it returns the last redirect answer with the error.
+//
+// # Answers that come back as errors
+//
+// net/http asks a RoundTripper to return a nil error whenever it obtained a
+// response, leaving statuses to the caller. This package's transport
+// departs from that on purpose for two kinds of answer: a challenge page
+// (Blocked or RateLimited, with the *challenge.ChallengeError) and, for an
+// HTML-only bot, a content type other than HTML (NotHTML). They come back
+// as an [*Error] with no response, the body read no further and closed. The
+// classification stays in the transport, not only in [Fetcher.Get], so that
+// every user of the client or of [NewTransport] (colly, a retrying client, a
+// sitemap walker) is safe by default: a challenge page never reaches code
+// that would take it for content, and the pacing above has seen it. Every
+// other status, 4xx and 5xx included, is a response with a nil error, as
+// net/http expects; [Fetcher.Get] classifies those into outcomes.
+//
+// # Retries
+//
+// Retry above the bot, never below it. A retrying client (such as
+// hashicorp/go-retryablehttp) whose HTTPClient is the bot's client, or that
+// wraps [NewTransport], sends each retry through the whole chain again: the
+// retry waits for the host's turn and for the Retry-After or Crawl-delay the
+// site asked for, whatever backoff the retrying client computed. Used as
+// Bot.Transport, the same client retries inside one politeness turn, on its
+// own schedule, and the host gets its requests at once (three within a few
+// milliseconds for a 503 with Retry-After: 1). The chain cannot undo that,
+// but it notices: when a Bot.Transport writes one request more than once
+// for a turn (seen through an httptrace.ClientTrace on the request's
+// context), it logs a Warn line with the URL and the count.
 //
 // # Errors
 //

@@ -149,3 +149,66 @@ func ExampleNormalize() {
 	// Output:
 	// http://example.com/a/~user?q=1
 }
+
+// A client built by another library around the bot's transport, with no
+// CheckRedirect of its own, still stops at the bot's redirect limit.
+func ExampleNewTransport() {
+	w := fetchtest.New()
+	defer w.Close()
+	w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).HandleChain("/r", 3, fetchtest.HTML("end"))
+	tr := w.Transport()
+	defer tr.CloseIdleConnections()
+
+	rt, err := fetch.NewTransport(fetch.Bot{
+		UserAgent:  "ExampleBot/1.0 (+https://example.org/bot)",
+		Transport:  tr,
+		Politeness: politeness.Policy{MinDelay: -1},
+		Limits:     fetch.Limits{MaxRedirects: 2},
+	})
+	if err != nil {
+		panic(err)
+	}
+	client := &http.Client{Transport: rt} // as a library would build it
+	_, err = client.Get("http://a.test/r/0")
+	fmt.Println(errors.Is(err, fetch.ErrTooManyRedirects))
+	for _, r := range w.Requests() {
+		fmt.Println("server saw", r.Path)
+	}
+	// Output:
+	// true
+	// server saw /robots.txt
+	// server saw /r/0
+	// server saw /r/1
+	// server saw /r/2
+}
+
+// Per-request options go to Get as its last argument.
+func ExampleGetOptions() {
+	w := fetchtest.New()
+	defer w.Close()
+	w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).
+		Handle("/news", fetchtest.Page{Body: "<p>news</p>", ETag: `"v2"`})
+	tr := w.Transport()
+	defer tr.CloseIdleConnections()
+	f, err := fetch.NewFetcher(fetch.Bot{
+		UserAgent:  "ExampleBot/1.0 (+https://example.org/bot)",
+		Transport:  tr,
+		Politeness: politeness.Policy{MinDelay: -1},
+	})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	p, _ := f.Get(ctx, "http://a.test/news", fetch.GetOptions{Validator: fetch.Validator{ETag: `"v2"`}})
+	fmt.Println(p.Outcome)
+	p, _ = f.Get(ctx, "http://a.test/news", fetch.GetOptions{Fresh: true, Validator: fetch.Validator{ETag: `"v1"`}})
+	fmt.Println(p.Outcome, string(p.Body))
+	for _, r := range w.RequestsTo("a.test", "/news") {
+		fmt.Printf("If-None-Match %s, Cache-Control %q\n", r.Header.Get("If-None-Match"), r.Header.Get("Cache-Control"))
+	}
+	// Output:
+	// not_modified
+	// ok <p>news</p>
+	// If-None-Match "v2", Cache-Control ""
+	// If-None-Match "v1", Cache-Control "no-cache"
+}

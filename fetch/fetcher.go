@@ -133,13 +133,14 @@ func (f *Fetcher) CloseIdleConnections() {
 // ErrBadURL, ErrUserAgent), and its Outcome is set. The error is nil for OK
 // and NotModified and an [*Error] for every other outcome. A refetch carries
 // the validators saved from the last 2xx answer for the URL (B8), and answers
-// 304 with NotModified; use [WithFresh] for Cache-Control: no-cache (B9) and
-// [WithUserAgentVar] for User-Agent placeholders (D1).
+// 304 with NotModified. opts (at most one is needed; several are merged)
+// ask for Cache-Control: no-cache, a machine file or given validators: see
+// [GetOptions]. [WithUserAgentVar] fills User-Agent placeholders.
 //
 // Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; the
 // politeness rate-limit statuses (default 429 and 503) RateLimited; any other
 // 5xx Unreachable; every other status OK (check Page.Status).
-func (f *Fetcher) Get(ctx context.Context, rawURL string) (page *Page, err error) {
+func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (page *Page, err error) {
 	if f == nil || f.chain == nil {
 		return nil, ErrNoBot
 	}
@@ -155,8 +156,13 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (page *Page, err error
 	if _, err := f.chain.ua.expand(ctx); err != nil {
 		return nil, err
 	}
+	o, err := mergeOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx = o.context(ctx)
 	if !f.once {
-		page, _, err := f.get(ctx, u, rawURL, key)
+		page, _, err := f.get(ctx, u, rawURL, key, o.Validator)
 		return page, err
 	}
 	// The mark is taken before the request, so that concurrent Gets of one
@@ -171,7 +177,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (page *Page, err error
 		page := &Page{URL: rawURL, FinalURL: rawURL}
 		return page.fail(&Error{Outcome: Duplicate, URL: rawURL, Err: ErrDuplicate})
 	}
-	page, finalKey, err := f.get(ctx, u, rawURL, key)
+	page, finalKey, err := f.get(ctx, u, rawURL, key, o.Validator)
 	keep := context.WithoutCancel(ctx) // the fetch's own ctx may be what ended it
 	switch {
 	case page == nil || page.Outcome.Retryable():
@@ -197,9 +203,10 @@ func (f *Fetcher) release(ctx context.Context, url string) {
 }
 
 // get is Get after the fetched-set check; it also returns the normalised
-// final URL ("" if there was no answer).
-func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string) (*Page, string, error) {
-	page, err := f.fetch(ctx, u, rawURL, key)
+// final URL ("" if there was no answer). A non-zero v replaces the stored
+// validators.
+func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string, v Validator) (*Page, string, error) {
+	page, err := f.fetch(ctx, u, rawURL, key, v)
 	finalKey := ""
 	if page != nil && page.Status != 0 {
 		finalKey, _ = Normalize(page.FinalURL)
@@ -207,14 +214,16 @@ func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string) (*Pag
 	return page, finalKey, err
 }
 
-func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string) (*Page, error) {
+func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v Validator) (*Page, error) {
 	page := &Page{URL: rawURL, FinalURL: rawURL}
 	if !f.takePage(u) {
 		return page.fail(&Error{Outcome: GaveUp, URL: rawURL, Err: ErrSiteBudget})
 	}
-	v, _, err := f.validators.Load(ctx, key)
-	if err != nil {
-		f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
+	if v.IsZero() {
+		var err error
+		if v, _, err = f.validators.Load(ctx, key); err != nil {
+			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
+		}
 	}
 	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

@@ -55,11 +55,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 		Parallel:    c.Parallel,
 		Log:         s.Log,
 		Get: func(ctx context.Context, it crawl.Item) crawl.Page {
-			gctx := ctx
-			if c.Fresh {
-				gctx = fetch.WithFresh(ctx)
-			}
-			p, err := c.Fetcher.Get(gctx, it.URL.String())
+			p, err := c.Fetcher.Get(ctx, it.URL.String(), fetch.GetOptions{Fresh: c.Fresh})
 			r := ResultOf(it.URL.String(), p, err)
 			s.Out.Emit(r)
 			c.mu.Lock()
