@@ -191,7 +191,7 @@ func newChain(bot Bot) (*chain, error) {
 	c.noDowngrade = bot.RefuseDowngrade
 	c.base = bot.Transport
 	if c.base == nil {
-		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
+		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap())
 	}
 	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Signer != nil {
@@ -246,15 +246,31 @@ func dialer(local netip.Addr) *net.Dialer {
 
 // newBaseTransport is the default base: net/http with one connection per
 // host (D10), an optional source address (S2), and the dialled-address check
-// of p.
-func newBaseTransport(local netip.Addr, p *addrPolicy) *http.Transport {
+// of p. The one connection of a host stays idle for gap (the longest gap
+// pacing can put between two requests to it) plus a margin, and no global
+// idle cap evicts it, so every paced request to a host reuses its
+// connection as long as the site keeps it open: a crawl of thousands of
+// hosts opens one connection per host, not one per request (and on HTTPS
+// one TLS handshake per host). HTTP/2 is used where the site offers it;
+// pacing still sends one request at a time per host.
+func newBaseTransport(local netip.Addr, p *addrPolicy, gap time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxConnsPerHost = 1
 	t.MaxIdleConnsPerHost = 1
+	t.MaxIdleConns = 0 // no global cap: a host's idle connection waits for its next turn
+	if idle := gap + idleMargin; idle > t.IdleConnTimeout {
+		t.IdleConnTimeout = idle
+	} else if idle < 0 { // gap saturated
+		t.IdleConnTimeout = gap
+	}
 	t.ForceAttemptHTTP2 = true
 	t.DialContext = guardedDialer(local, p).DialContext
 	return t
 }
+
+// idleMargin is how much longer than the longest paced gap a host's idle
+// connection is kept: the time a turn can start late under load.
+const idleMargin = 30 * time.Second
 
 // botTransport is the outermost layer, run once per hop.
 type botTransport struct{ c *chain }
