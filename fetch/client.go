@@ -533,26 +533,75 @@ func challengeOutcome(v challenge.Verdict) Outcome {
 	return Blocked
 }
 
-// sniffBufs holds challenge.MaxBytes buffers for sniff.
-var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes); return &b }}
+// sniffSizes are the sizes of sniff's pooled buffers, smallest first, the
+// last challenge.MaxBytes: a body is read into the smallest that holds it,
+// so a 3 KB page holds a 4 KiB buffer while it is read, not a 64 KiB one.
+var sniffSizes = [...]int{4 << 10, 16 << 10, challenge.MaxBytes}
+
+// sniffBufs holds sniff's buffers, one pool per size of sniffSizes.
+var sniffBufs [len(sniffSizes)]sync.Pool
+
+// getSniffBuf returns a buffer of sniffSizes[class] bytes.
+func getSniffBuf(class int) *[]byte {
+	if bp, ok := sniffBufs[class].Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, sniffSizes[class])
+	return &b
+}
+
+// putSniffBuf gives a buffer of getSniffBuf back to its pool.
+func putSniffBuf(bp *[]byte) {
+	for i, size := range sniffSizes {
+		if cap(*bp) == size {
+			sniffBufs[i].Put(bp)
+			return
+		}
+	}
+}
+
+// sniffClass is the class of the smallest buffer holding a body of
+// contentLength bytes and the EOF after it; the smallest for an unknown
+// length (-1).
+func sniffClass(contentLength int64) int {
+	for i, size := range sniffSizes {
+		if contentLength < int64(size) {
+			return i
+		}
+	}
+	return len(sniffSizes) - 1
+}
 
 // sniff is challenge.Sniff with a pooled buffer: it reads at most
 // challenge.MaxBytes of the body, runs the detector, and puts the bytes read
 // back in front of the rest of the body (copying only what was read), in
-// pb. The read's error comes back after those bytes as it was: io.EOF for a
-// body that ended, anything else (io.ErrUnexpectedEOF for a body cut short
-// of its Content-Length or its last chunk) for one that did not.
+// pb. The buffer starts at the size the Content-Length asks for (the
+// smallest when unknown) and moves to the next size only when the body
+// fills it. The read's error comes back after those bytes as it was: io.EOF
+// for a body that ended, anything else (io.ErrUnexpectedEOF for a body cut
+// short of its Content-Length or its last chunk) for one that did not.
 func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
-	bp := sniffBufs.Get().(*[]byte)
+	class := sniffClass(resp.ContentLength)
+	bp := getSniffBuf(class)
+	n, err := readFull(resp.Body, *bp)
+	for err == nil && class < len(sniffSizes)-1 { // full, and the body may go on
+		class++
+		next := getSniffBuf(class)
+		copy(*next, (*bp)[:n])
+		putSniffBuf(bp)
+		bp = next
+		var m int
+		m, err = readFull(resp.Body, (*bp)[n:])
+		n += m
+	}
 	buf := *bp
-	n, err := readFull(resp.Body, buf)
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
 	if v.Blocked {
-		sniffBufs.Put(bp)
+		putSniffBuf(bp)
 		return v
 	}
 	if n == 0 {
-		sniffBufs.Put(bp)
+		putSniffBuf(bp)
 		bp = nil
 	}
 	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
@@ -604,7 +653,7 @@ func (b *prefixBody) Read(p []byte) (int, error) {
 
 func (b *prefixBody) free() {
 	if b.buf != nil {
-		sniffBufs.Put(b.buf)
+		putSniffBuf(b.buf)
 		b.buf = nil
 	}
 }
