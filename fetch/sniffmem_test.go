@@ -131,4 +131,3 @@ func TestSniff_MemoryProportionalToPage(t *testing.T) {
 		})
 	}
 }
-
