@@ -134,4 +134,3 @@ func TestCache_LookupDoesNotAllocateUnderEviction(t *testing.T) {
 		t.Errorf("Cached allocates %v times per call pair, want 0", n)
 	}
 }
-
