@@ -3,6 +3,7 @@ package boltstate_test
 import (
 	"context"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,12 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path) // never returns
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // loopbackOnly is what the tests, which live on loopback, allow.
 var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
