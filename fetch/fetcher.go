@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -226,7 +225,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string) (*P
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp)
-	body, err := io.ReadAll(resp.Body)
+	body, err := readAll(resp.Body, resp.ContentLength)
 	page.Body = body
 	if err != nil {
 		fe := asError(err, page.FinalURL)

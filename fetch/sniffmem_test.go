@@ -2,6 +2,7 @@ package fetch_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -129,5 +130,45 @@ func TestSniff_MemoryProportionalToPage(t *testing.T) {
 			}
 			t.Logf("%d bytes of heap per open response", perResp)
 		})
+	}
+}
+
+// A Fetcher hands over every body whole, whether its Content-Length is
+// right, missing, too small or too large.
+func TestFetcher_BodyWholeWhateverItsLength(t *testing.T) {
+	cases := 0
+	for _, n := range []int{0, 1, 3000, 4096, 65537, 300 << 10} {
+		for _, claim := range []struct {
+			name string
+			cl   func(n int) int64
+		}{
+			{"right", func(n int) int64 { return int64(n) }},
+			{"missing", func(int) int64 { return -1 }},
+			{"too small", func(n int) int64 { return int64(n / 2) }},
+			{"too large", func(n int) int64 { return int64(n)*2 + 10 }},
+		} {
+			t.Run(fmt.Sprintf("%d bytes, length %s", n, claim.name), func(t *testing.T) {
+				want := pageOf(n)
+				site := rtFunc(func(r *http.Request) (*http.Response, error) {
+					if r.URL.Path == "/robots.txt" {
+						return &http.Response{StatusCode: 404, Body: http.NoBody, Request: r, Header: http.Header{}}, nil
+					}
+					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}},
+						Body: io.NopCloser(bytes.NewReader(want)), ContentLength: claim.cl(n), Request: r}, nil
+				})
+				f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site})
+				p, err := f.Get(context.Background(), "http://a.test/page")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(p.Body, want) {
+					t.Errorf("got %d bytes, want the %d sent (first difference at %d)", len(p.Body), n, firstDiff(p.Body, want))
+				}
+			})
+			cases++
+		}
+	}
+	if cases != 24 {
+		t.Fatalf("ran %d cases, want 24", cases)
 	}
 }
