@@ -225,7 +225,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string) (*P
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp)
-	body, err := readAll(resp.Body, resp.ContentLength)
+	body, err := readAll(resp.Body, bodySize(resp))
 	page.Body = body
 	if err != nil {
 		fe := asError(err, page.FinalURL)

@@ -53,6 +53,9 @@ func BenchmarkScale(b *testing.B) {
 				b.ReportMetric(lib.rate()/loop.rate(), "lib/loop-rate")
 				b.ReportMetric(lib.cpuPerReq()/loop.cpuPerReq(), "lib/loop-cpu")
 				b.ReportMetric(float64(lib.peakHeap)/float64(loop.peakHeap), "lib/loop-heap")
+				b.ReportMetric(lib.allocPerReq()/loop.allocPerReq(), "lib/loop-alloc")
+				b.ReportMetric(lib.allocPerReq(), "lib-alloc-B/req")
+				b.ReportMetric(loop.allocPerReq(), "loop-alloc-B/req")
 				b.ReportMetric(lib.cpuPerReq()/1e3, "lib-cpu-µs/req")
 				b.ReportMetric(loop.cpuPerReq()/1e3, "loop-cpu-µs/req")
 				b.ReportMetric(float64(lib.peakHeap)/(1<<20), "lib-heap-MiB")
@@ -281,12 +284,16 @@ type scaleRun struct {
 	all      scaleStats // the whole crawl
 	window   time.Duration
 	cpu      time.Duration
+	alloc    uint64 // bytes allocated in the window
 	peakHeap uint64
 }
 
 func (r scaleRun) rate() float64 { return float64(r.stats.Pages) / r.window.Seconds() }
 func (r scaleRun) cpuPerReq() float64 {
 	return float64(r.cpu) / float64(r.stats.Pages+r.stats.Robots)
+}
+func (r scaleRun) allocPerReq() float64 {
+	return float64(r.alloc) / float64(r.stats.Pages+r.stats.Robots)
 }
 func (r scaleRun) connsPerReq() float64 {
 	return float64(r.all.Conns) / float64(r.all.Pages+r.all.Robots)
@@ -308,17 +315,24 @@ func (w *scaleWeb) crawl(b *testing.B, prefix string, hosts int, c crawler) scal
 	wg.Go(func() { c(ctx, b, w.port, hosts) })
 	time.Sleep(scaleWarm)
 	warm := w.stats(b, prefix)
-	cpu0, t0 := cpuTime(), time.Now()
+	alloc0, cpu0, t0 := allocated(), cpuTime(), time.Now()
 	time.Sleep(scaleWindow)
 	end := w.stats(b, prefix)
-	cpu, window := cpuTime()-cpu0, time.Since(t0)
+	alloc, cpu, window := allocated()-alloc0, cpuTime()-cpu0, time.Since(t0)
 	cancel()
 	wg.Wait()
 	all := end.sub(base)
 	win := end.sub(warm)
 	return scaleRun{stats: scaleStats{Pages: win.Pages, Robots: win.Robots, Overlaps: all.Overlaps,
 		ShortGaps: all.ShortGaps, BeforeRobots: all.BeforeRobots, Denied: all.Denied},
-		all: all, window: window, cpu: cpu, peakHeap: peak.Load()}
+		all: all, window: window, cpu: cpu, alloc: alloc, peakHeap: peak.Load()}
+}
+
+// allocated is the number of bytes allocated on the heap so far.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // samplePeakHeap keeps the largest live heap seen every 10 ms until ctx ends.

@@ -172,3 +172,26 @@ func TestFetcher_BodyWholeWhateverItsLength(t *testing.T) {
 		t.Fatalf("ran %d cases, want 24", cases)
 	}
 }
+
+// A page sent without a Content-Length (chunked) but read whole by the
+// challenge sniff costs no more allocations than one with a Content-Length:
+// its buffer is sized once, not grown by copying.
+func TestFetcher_UnknownLengthPageSizedOnce(t *testing.T) {
+	allocs := map[bool]float64{}
+	for _, known := range []bool{true, false} {
+		f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1},
+			Transport: memSite(pageOf(3000), known)})
+		get := func() {
+			p, err := f.Get(context.Background(), "http://a.test/page")
+			if err != nil || len(p.Body) != 3000 {
+				t.Fatalf("Get: %v, %d bytes, want 3000", err, len(p.Body))
+			}
+		}
+		get() // robots.txt
+		allocs[known] = testing.AllocsPerRun(50, get)
+	}
+	if allocs[false] > allocs[true] {
+		t.Errorf("a 3,000-byte page costs %v allocations without a Content-Length, %v with one; want no more",
+			allocs[false], allocs[true])
+	}
+}
