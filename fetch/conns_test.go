@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -142,5 +143,65 @@ func TestBaseTransport_HTTP2(t *testing.T) {
 	}
 	if got := conns.Load(); got != 1 {
 		t.Errorf("4 requests opened %d connections, want 1", got)
+	}
+}
+
+// The clients New and Wrap build (the latter over a client without a
+// Transport) have the same base: 120 sites (one port each, more than
+// net/http's default global idle cap of 100) visited round-robin three
+// times open one connection each.
+func TestNewAndWrap_OneConnectionPerSite(t *testing.T) {
+	const sites, rounds = 120, 3
+	for _, tt := range []struct {
+		name string
+		make func(fetch.Bot) (*http.Client, error)
+	}{
+		{"New", fetch.New},
+		{"Wrap", func(bot fetch.Bot) (*http.Client, error) { return fetch.Wrap(bot, &http.Client{}) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var conns atomic.Int64
+			urls := make([]string, sites)
+			for i := range urls {
+				srv := httptest.NewUnstartedServer(pageHandler)
+				srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+					if s == http.StateNew {
+						conns.Add(1)
+					}
+				}
+				srv.Start()
+				defer srv.Close()
+				urls[i] = srv.URL
+			}
+			c, err := tt.make(fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: time.Millisecond},
+				AllowInternal: loopbackOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseIdleConnections()
+			requests := 0
+			for r := range rounds {
+				var wg sync.WaitGroup
+				for _, u := range urls {
+					wg.Go(func() {
+						resp, err := c.Get(fmt.Sprintf("%s/p%d", u, r))
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					})
+				}
+				wg.Wait()
+				requests += sites
+			}
+			if t.Failed() || requests != sites*rounds {
+				t.Fatalf("made %d requests, want %d", requests, sites*rounds)
+			}
+			if got := conns.Load(); got != sites {
+				t.Errorf("%d requests (and robots.txt) to %d sites opened %d connections, want %d", requests, sites, got, sites)
+			}
+		})
 	}
 }
