@@ -139,7 +139,8 @@ type Bot struct {
 	LocalAddr netip.Addr
 	// Transport is the base transport under the chain. Nil means a new
 	// *http.Transport with at most one connection per host (D10) and
-	// LocalAddr.
+	// LocalAddr, that keeps each host's connection idle for
+	// Politeness.LongestGap() plus 30 seconds, with no global idle cap.
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
 	// or stored, not even a Cookie header set on the request (C5, D5). It
