@@ -28,6 +28,12 @@ func countConns(srv *httptest.Server) *atomic.Int64 {
 	return &n
 }
 
+// slack is how many connections above one per host the tests tolerate
+// among n hosts: under the race detector, about one run in ten opens one
+// more (net/http replacing a connection it found unusable). A capped idle
+// pool opens far more: 250 for 150 hosts, 161 to 183 for 120.
+func slack(n int64) int64 { return n / 50 }
+
 var pageHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/robots.txt" {
 		http.NotFound(w, r)
@@ -82,7 +88,7 @@ func TestBaseTransport_OneConnectionPerHost(t *testing.T) {
 	if requests != 600 {
 		t.Fatalf("made %d requests, want 600", requests)
 	}
-	if got := conns.Load(); got != hosts {
+	if got := conns.Load(); got < hosts || got > hosts+slack(hosts) {
 		t.Errorf("%d requests to %d hosts opened %d connections, want %d (one per host)", requests, hosts, got, hosts)
 	}
 }
@@ -199,7 +205,7 @@ func TestNewAndWrap_OneConnectionPerSite(t *testing.T) {
 			if t.Failed() || requests != sites*rounds {
 				t.Fatalf("made %d requests, want %d", requests, sites*rounds)
 			}
-			if got := conns.Load(); got != sites {
+			if got := conns.Load(); got < sites || got > sites+slack(sites) {
 				t.Errorf("%d requests (and robots.txt) to %d sites opened %d connections, want %d", requests, sites, got, sites)
 			}
 		})
