@@ -163,7 +163,8 @@ type Bot struct {
 	LocalAddr netip.Addr
 	// Transport is the base transport under the chain. Nil means a new
 	// *http.Transport with at most one connection per host (D10) and
-	// LocalAddr. It sends each request once: a retrying transport here
+	// LocalAddr, that keeps each host's connection idle for
+	// Politeness.LongestGap() plus 30 seconds, with no global idle cap. It sends each request once: a retrying transport here
 	// would retry inside one politeness turn, so the chain logs a Warn line
 	// when it sees one request written several times. Put retries above the
 	// bot's client instead (see the package documentation).

@@ -203,14 +203,15 @@ func newChain(bot Bot) (*chain, error) {
 	c.noDowngrade = bot.RefuseDowngrade
 	c.base = bot.Transport
 	if c.base == nil {
-		c.base = newBaseTransport(bot.LocalAddr, c.addrs)
+		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap())
 	}
-	var rt http.RoundTripper = &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
+	lt := &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
+	if bot.Transport != nil {
+		lt.watch = c.log // see resend.go
+	}
+	var rt http.RoundTripper = lt
 	if bot.Events != nil {
 		rt = &eventTransport{base: rt, emit: bot.Events}
-	}
-	if bot.Transport != nil {
-		rt.(*limitsTransport).watch = c.log // see resend.go
 	}
 	if bot.Signer != nil {
 		rt = &signing.Transport{Base: rt, Signer: bot.Signer}
@@ -263,15 +264,31 @@ func dialer(local netip.Addr) *net.Dialer {
 
 // newBaseTransport is the default base: net/http with one connection per
 // host (D10), an optional source address (S2), and the dialled-address check
-// of p.
-func newBaseTransport(local netip.Addr, p *addrPolicy) *http.Transport {
+// of p. The one connection of a host stays idle for gap (the longest gap
+// pacing can put between two requests to it) plus a margin, and no global
+// idle cap evicts it, so every paced request to a host reuses its
+// connection as long as the site keeps it open: a crawl of thousands of
+// hosts opens one connection per host, not one per request (and on HTTPS
+// one TLS handshake per host). HTTP/2 is used where the site offers it;
+// pacing still sends one request at a time per host.
+func newBaseTransport(local netip.Addr, p *addrPolicy, gap time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxConnsPerHost = 1
 	t.MaxIdleConnsPerHost = 1
+	t.MaxIdleConns = 0 // no global cap: a host's idle connection waits for its next turn
+	if idle := gap + idleMargin; idle > t.IdleConnTimeout {
+		t.IdleConnTimeout = idle
+	} else if idle < 0 { // gap saturated
+		t.IdleConnTimeout = gap
+	}
 	t.ForceAttemptHTTP2 = true
 	t.DialContext = guardedDialer(local, p).DialContext
 	return t
 }
+
+// idleMargin is how much longer than the longest paced gap a host's idle
+// connection is kept: the time a turn can start late under load.
+const idleMargin = 30 * time.Second
 
 // botTransport is the outermost layer, run once per hop.
 type botTransport struct{ c *chain }
@@ -547,26 +564,75 @@ func challengeOutcome(v challenge.Verdict) Outcome {
 	return Blocked
 }
 
-// sniffBufs holds challenge.MaxBytes buffers for sniff.
-var sniffBufs = sync.Pool{New: func() any { b := make([]byte, challenge.MaxBytes); return &b }}
+// sniffSizes are the sizes of sniff's pooled buffers, smallest first, the
+// last challenge.MaxBytes: a body is read into the smallest that holds it,
+// so a 3 KB page holds a 4 KiB buffer while it is read, not a 64 KiB one.
+var sniffSizes = [...]int{4 << 10, 16 << 10, challenge.MaxBytes}
+
+// sniffBufs holds sniff's buffers, one pool per size of sniffSizes.
+var sniffBufs [len(sniffSizes)]sync.Pool
+
+// getSniffBuf returns a buffer of sniffSizes[class] bytes.
+func getSniffBuf(class int) *[]byte {
+	if bp, ok := sniffBufs[class].Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, sniffSizes[class])
+	return &b
+}
+
+// putSniffBuf gives a buffer of getSniffBuf back to its pool.
+func putSniffBuf(bp *[]byte) {
+	for i, size := range sniffSizes {
+		if cap(*bp) == size {
+			sniffBufs[i].Put(bp)
+			return
+		}
+	}
+}
+
+// sniffClass is the class of the smallest buffer holding a body of
+// contentLength bytes and the EOF after it; the smallest for an unknown
+// length (-1).
+func sniffClass(contentLength int64) int {
+	for i, size := range sniffSizes {
+		if contentLength < int64(size) {
+			return i
+		}
+	}
+	return len(sniffSizes) - 1
+}
 
 // sniff is challenge.Sniff with a pooled buffer: it reads at most
 // challenge.MaxBytes of the body, runs the detector, and puts the bytes read
 // back in front of the rest of the body (copying only what was read), in
-// pb. The read's error comes back after those bytes as it was: io.EOF for a
-// body that ended, anything else (io.ErrUnexpectedEOF for a body cut short
-// of its Content-Length or its last chunk) for one that did not.
+// pb. The buffer starts at the size the Content-Length asks for (the
+// smallest when unknown) and moves to the next size only when the body
+// fills it. The read's error comes back after those bytes as it was: io.EOF
+// for a body that ended, anything else (io.ErrUnexpectedEOF for a body cut
+// short of its Content-Length or its last chunk) for one that did not.
 func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
-	bp := sniffBufs.Get().(*[]byte)
+	class := sniffClass(resp.ContentLength)
+	bp := getSniffBuf(class)
+	n, err := readFull(resp.Body, *bp)
+	for err == nil && class < len(sniffSizes)-1 { // full, and the body may go on
+		class++
+		next := getSniffBuf(class)
+		copy(*next, (*bp)[:n])
+		putSniffBuf(bp)
+		bp = next
+		var m int
+		m, err = readFull(resp.Body, (*bp)[n:])
+		n += m
+	}
 	buf := *bp
-	n, err := readFull(resp.Body, buf)
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
 	if v.Blocked {
-		sniffBufs.Put(bp)
+		putSniffBuf(bp)
 		return v
 	}
 	if n == 0 {
-		sniffBufs.Put(bp)
+		putSniffBuf(bp)
 		bp = nil
 	}
 	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
@@ -618,7 +684,7 @@ func (b *prefixBody) Read(p []byte) (int, error) {
 
 func (b *prefixBody) free() {
 	if b.buf != nil {
-		sniffBufs.Put(b.buf)
+		putSniffBuf(b.buf)
 		b.buf = nil
 	}
 }

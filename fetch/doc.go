@@ -48,7 +48,11 @@
 //     and bounds every later hop and the body; the body is cut at the byte
 //     limit and its connection closed (D11).
 //  7. The base transport (by default net/http with one connection per host
-//     and an optional source address: D10, S2). Its dialer checks the
+//     and an optional source address: D10, S2). A host's connection stays
+//     idle for the longest gap pacing can put between two of its requests,
+//     with no global cap on idle connections, so a crawl of thousands of
+//     hosts opens one connection per host, not one per request; HTTP/2 is
+//     used where the site offers it. Its dialer checks the
 //     address it connects to, after DNS, against Bot.AllowInternal, so a
 //     name that resolves to an internal address ends as InternalAddress too.
 //

@@ -11,7 +11,7 @@ import (
 // lookup is replaced by its address before the transport's own dialer, and
 // its address check, see it.
 func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport {
-	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal))
+	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal), bot.Politeness.LongestGap())
 	dial := t.DialContext
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if host, port, err := net.SplitHostPort(addr); err == nil {

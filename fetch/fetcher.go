@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -240,7 +239,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	defer resp.Body.Close()
 	page.setResponse(resp)
 	page.Usage = f.chain.pageUsage(resp)
-	body, err := io.ReadAll(resp.Body)
+	body, err := readAll(resp.Body, bodySize(resp))
 	page.Body = body
 	if err != nil {
 		fe := asError(err, page.FinalURL)

@@ -15,7 +15,12 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(scaleWebEnv) != "" {
+		serveScaleWeb() // the web of BenchmarkScale, in its own process; never returns
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const testUA = "TestBot/1.0 (+https://test.example/bot)"
 

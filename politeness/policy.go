@@ -209,6 +209,26 @@ func (p *Policy) isRateLimit(status int) bool {
 	return slices.Contains(p.RateLimitStatuses, status)
 }
 
+// LongestGap returns the longest gap between two requests to one host that
+// the delays alone can produce: max(MinDelay, MaxCrawlDelay) * 2^MaxSlowdown
+// + Jitter, saturating (with the defaults, 8 minutes). Pauses asked for by
+// the site (Retry-After, rate-limit back-off) and breaker cool-offs are not
+// counted. A transport keeping one idle connection per host for at least
+// this long can reuse it for every paced request to that host.
+func (p *Policy) LongestGap() time.Duration {
+	d := max(p.minDelay(), p.maxCrawlDelay())
+	for range p.maxSlowdown() {
+		if d > maxDuration/2 {
+			return maxDuration
+		}
+		d *= 2
+	}
+	if p.Jitter > 0 && d <= maxDuration-p.Jitter {
+		d += p.Jitter
+	}
+	return d
+}
+
 // baseDelay is max(MinDelay, min(crawl, MaxCrawlDelay)).
 func (p *Policy) baseDelay(crawl time.Duration, ok bool) time.Duration {
 	d := p.minDelay()

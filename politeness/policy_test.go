@@ -69,3 +69,28 @@ func TestRetryAfterMode_String(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicy_LongestGap(t *testing.T) {
+	tests := []struct {
+		name string
+		p    politeness.Policy
+		want time.Duration
+	}{
+		{"defaults: 60 s Crawl-delay cap, slowed down 8 times", politeness.Policy{}, 8 * time.Minute},
+		{"MinDelay above the Crawl-delay cap", politeness.Policy{MinDelay: 2 * time.Minute}, 16 * time.Minute},
+		{"smaller cap", politeness.Policy{MinDelay: 100 * time.Millisecond, MaxCrawlDelay: time.Second}, 8 * time.Second},
+		{"no slow-down", politeness.Policy{MaxSlowdown: -1}, time.Minute},
+		{"slow-down level 1", politeness.Policy{MaxSlowdown: 1}, 2 * time.Minute},
+		{"slow-down capped at 16", politeness.Policy{MaxSlowdown: 40, MaxCrawlDelay: time.Second}, 65536 * time.Second},
+		{"jitter adds", politeness.Policy{MaxSlowdown: -1, Jitter: 5 * time.Second}, 65 * time.Second},
+		{"no delay at all", politeness.Policy{MinDelay: -1, MaxCrawlDelay: time.Second, MaxSlowdown: -1}, time.Second},
+		{"saturates", politeness.Policy{MaxCrawlDelay: 1 << 61, MaxSlowdown: 16, Jitter: time.Hour}, time.Duration(1<<63 - 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.LongestGap(); got != tt.want {
+				t.Errorf("LongestGap() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

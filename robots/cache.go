@@ -34,6 +34,9 @@ const (
 	// DefaultRetryInterval is how soon a closed site's robots.txt is asked
 	// for again.
 	DefaultRetryInterval = time.Minute
+	// DefaultMaxEntries is how many origins the Cache keeps in memory
+	// (about 1 KB each for a typical robots.txt, so about 10 MB).
+	DefaultMaxEntries = 10_000
 )
 
 // Cache keeps one compiled robots.txt per origin (scheme, host, port) and
@@ -53,8 +56,12 @@ const (
 // is always replaced by the outcome of the new fetch, so a server error after
 // a good copy closes the site too.
 //
-// The Cache keeps, in memory, one small entry (the compiled file) per origin
-// it has been asked about, for the life of the Cache.
+// The Cache keeps, in memory, one entry (the compiled file) per origin, for
+// at most MaxEntries origins: past that bound the origin used least
+// recently is forgotten, and its robots.txt is read again (from the Store,
+// or fetched) the next time it is asked about, as RFC 9309 §2.4 allows at
+// any time. Memory is thus bounded by MaxEntries times the size of a
+// compiled file, whatever the number of origins a bot meets.
 //
 // The zero value is ready to use: it fetches through http.DefaultTransport,
 // keeps copies in memory only, and uses the Default* values above. A Cache
@@ -86,17 +93,46 @@ type Cache struct {
 	RetryInterval time.Duration
 	// Logger receives one record per fetch. nil means silent.
 	Logger *slog.Logger
+	// MaxEntries is how many origins are kept in memory; past it, the one
+	// used least recently (asked about, or fetched) is forgotten. Zero means
+	// DefaultMaxEntries; negative means no bound.
+	MaxEntries int
 
-	mu    sync.Mutex       // guards sites
+	mu    sync.Mutex       // guards sites, lru and the sites' links
 	sites map[string]*site // origin -> current copy
+	lru   site             // sentinel of the ring of sites, most recently used after it
 	sf    singleflight.Group
 }
 
-// site is the current copy for one origin.
+// site is the current copy for one origin. Its fields other than the links
+// are set before it is shared and never change.
 type site struct {
 	robots  *Robots
 	fetched time.Time
 	err     error // why the site is closed, if it is
+
+	key        string
+	prev, next *site // the Cache's recency ring, under Cache.mu
+}
+
+// touch moves s to the front of the recency ring (inserting it if it is
+// not in it). c.mu must be held.
+func (c *Cache) touch(s *site) {
+	if c.lru.next == nil {
+		c.lru.next, c.lru.prev = &c.lru, &c.lru
+	}
+	if s.next != nil {
+		s.prev.next, s.next.prev = s.next, s.prev
+	}
+	s.prev, s.next = &c.lru, c.lru.next
+	c.lru.next.prev = s
+	c.lru.next = s
+}
+
+// unlink removes s from the recency ring. c.mu must be held.
+func (c *Cache) unlink(s *site) {
+	s.prev.next, s.next.prev = s.next, s.prev
+	s.prev, s.next = nil, nil
 }
 
 // Get returns the robots.txt rules for target's origin, fetching them if the
@@ -178,7 +214,15 @@ func (c *Cache) get(ctx context.Context, target *url.URL) (*site, error) {
 func (c *Cache) lookup(key string) *site {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sites[key]
+	return c.hit(c.sites[key])
+}
+
+// hit marks s (nil: a miss) as just used and returns it. c.mu must be held.
+func (c *Cache) hit(s *site) *site {
+	if s != nil {
+		c.touch(s)
+	}
+	return s
 }
 
 func (c *Cache) fresh(s *site) bool {
@@ -233,7 +277,19 @@ func (c *Cache) put(key string, s *site) {
 	if c.sites == nil {
 		c.sites = make(map[string]*site)
 	}
+	if old := c.sites[key]; old != nil {
+		c.unlink(old)
+	}
+	s.key = key
 	c.sites[key] = s
+	c.touch(s)
+	if max := c.maxEntries(); max > 0 {
+		for len(c.sites) > max {
+			last := c.lru.prev
+			c.unlink(last)
+			delete(c.sites, last.key)
+		}
+	}
 }
 
 // fetch gets robotsURL, following redirects. The Entry's Status is 0 when err
@@ -360,7 +416,7 @@ func (c *Cache) lookupURL(u *url.URL) (*site, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sites[string(key)], nil
+	return c.hit(c.sites[string(key)]), nil
 }
 
 func (c *Cache) transport() http.RoundTripper {
@@ -400,6 +456,13 @@ func (c *Cache) retryInterval() time.Duration {
 		return c.RetryInterval
 	}
 	return DefaultRetryInterval
+}
+
+func (c *Cache) maxEntries() int {
+	if c.MaxEntries == 0 {
+		return DefaultMaxEntries
+	}
+	return c.MaxEntries
 }
 
 func (c *Cache) log() *slog.Logger {

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(damageEnv) != "" {
 		os.Exit(damageMain())
 	}
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path) // never returns
+	}
 	goleak.VerifyTestMain(m)
 }
 

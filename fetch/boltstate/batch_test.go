@@ -1,0 +1,217 @@
+package boltstate_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
+)
+
+// txID is the id of the last committed write transaction of db.
+func txID(t *testing.T, db *bbolt.DB) int {
+	t.Helper()
+	var id int
+	if err := db.View(func(tx *bbolt.Tx) error { id = tx.ID(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// Marks and validators saved at the same time share transactions (and
+// fsyncs): 400 concurrent writes take far fewer than 400 commits, and each
+// is readable once its call returned.
+func TestState_WritesAreGroupCommitted(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	remover := st.Fetched.(fetch.FetchedRemover)
+	for _, tt := range []struct {
+		name  string
+		write func(i int) error
+		check func(i int) (bool, error)
+	}{
+		{"fetched set Add", func(i int) error {
+			added, err := st.Fetched.Add(ctx, fmt.Sprintf("https://h%d.test/", i))
+			if err == nil && !added {
+				err = fmt.Errorf("Add %d: not new", i)
+			}
+			return err
+		}, func(i int) (bool, error) { return st.Fetched.Has(ctx, fmt.Sprintf("https://h%d.test/", i)) }},
+		{"fetched set Remove", func(i int) error { return remover.Remove(ctx, fmt.Sprintf("https://h%d.test/", i)) },
+			func(i int) (bool, error) {
+				has, err := st.Fetched.Has(ctx, fmt.Sprintf("https://h%d.test/", i))
+				return !has, err
+			}},
+		{"validators Save", func(i int) error {
+			return st.Validators.Save(ctx, fmt.Sprintf("https://h%d.test/", i), fetch.Validator{ETag: fmt.Sprintf(`"%d"`, i)})
+		}, func(i int) (bool, error) {
+			v, ok, err := st.Validators.Load(ctx, fmt.Sprintf("https://h%d.test/", i))
+			return ok && v.ETag == fmt.Sprintf(`"%d"`, i), err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			const writers = 400
+			before := txID(t, st.DB)
+			var wg sync.WaitGroup
+			errs := make(chan error, writers)
+			for i := range writers {
+				wg.Go(func() {
+					if err := tt.write(i); err != nil {
+						errs <- err
+						return
+					}
+					if ok, err := tt.check(i); err != nil || !ok {
+						errs <- fmt.Errorf("write %d not readable after it returned (%v)", i, err)
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			commits := txID(t, st.DB) - before
+			if commits < 1 || commits > writers/4 {
+				t.Errorf("%d concurrent writes took %d commits, want between 1 and %d", writers, commits, writers/4)
+			}
+			t.Logf("%d writes, %d commits", writers, commits)
+		})
+	}
+}
+
+// Concurrent Adds of one URL in one batch report true to exactly one caller.
+func TestState_AddOnceWithinABatch(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	added := 0
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() {
+			ok, err := st.Fetched.Add(context.Background(), "https://a.test/")
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				added++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if added != 1 {
+		t.Errorf("100 concurrent Adds of one URL: %d reported new, want 1", added)
+	}
+}
+
+const crashChildEnv = "BOLTSTATE_CRASH_CHILD"
+
+// crashChild is the process TestState_KillLosesNoAcknowledgedWrite kills:
+// 16 goroutines mark URLs and save validators as fast as they can and
+// print each one once its call returned.
+func crashChild(path string) {
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var out sync.Mutex
+	ack := func(kind, key string) {
+		out.Lock()
+		fmt.Fprintf(os.Stdout, "%s %s\n", kind, key)
+		out.Unlock()
+	}
+	ctx := context.Background()
+	for g := range 16 {
+		go func() {
+			for i := 0; ; i++ {
+				u := fmt.Sprintf("https://h%d.test/%d", g, i)
+				if _, err := st.Fetched.Add(ctx, u); err == nil {
+					ack("A", u)
+				}
+				if err := st.Validators.Save(ctx, u, fetch.Validator{ETag: `"x"`}); err == nil {
+					ack("V", u)
+				}
+			}
+		}()
+	}
+	select {}
+}
+
+// A process killed (SIGKILL) in the middle of a stream of writes loses none
+// whose call had returned: every mark and validator it acknowledged is in
+// the file.
+func TestState_KillLosesNoAcknowledgedWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var acked []string
+	for sc.Scan() {
+		acked = append(acked, sc.Text())
+		if len(acked) == 2000 {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd.Wait()
+	if len(acked) < 2000 {
+		t.Fatalf("the child acknowledged %d writes before it ended, want at least 2000", len(acked))
+	}
+
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	lost := 0
+	for _, line := range acked {
+		kind, u, _ := strings.Cut(line, " ")
+		var ok bool
+		switch kind {
+		case "A":
+			ok, err = st.Fetched.Has(ctx, u)
+		case "V":
+			_, ok, err = st.Validators.Load(ctx, u)
+		default:
+			t.Fatalf("unexpected line %q", line)
+		}
+		if err != nil || !ok {
+			lost++
+			if lost <= 5 {
+				t.Errorf("acknowledged %s %s lost (%v)", kind, u, err)
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged writes lost", lost, len(acked))
+	}
+	t.Logf("%d acknowledged writes before the kill, all in the file", len(acked))
+}
