@@ -23,7 +23,7 @@ func ExampleDetect() {
 	h = http.Header{}
 	h.Set("Server", "cloudflare")
 	h.Set("Cf-Ray", "8a1b2c3d4e5f6a7b-LHR")
-	v = challenge.Detect(200, h, []byte(`<!DOCTYPE html><title>Bothy news</title><p>The roof is fixed.</p>`))
+	v = challenge.Detect(200, h, []byte(`<!DOCTYPE html><title>Village news</title><p>The roof is fixed.</p>`))
 	fmt.Println(v.Blocked, v)
 
 	// Output:

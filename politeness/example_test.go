@@ -48,7 +48,7 @@ func ExampleTransport() {
 	// paced: true
 }
 
-// A HootyBot-like policy: when a host asks for a longer pause than the bot
+// A give-up policy: when a host asks for a longer pause than the bot
 // accepts, give up on it rather than come back early.
 func ExampleTransport_giveUp() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

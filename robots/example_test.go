@@ -17,17 +17,17 @@ func Example() {
 User-agent: *
 Disallow: /
 
-User-agent: BothyBot
+User-agent: ExampleBot
 Disallow: /private/
 Allow: /private/press-kit$
 Crawl-delay: 2.5
 
-User-agent: CleatBot
+User-agent: OldExampleBot
 Disallow: /archive/
 
 Sitemap: https://example.com/sitemap.xml
 `))
-	bot := robots.Agent{Token: "BothyBot", Former: []string{"CleatBot", "UnvarnishedCrawler"}}
+	bot := robots.Agent{Token: "ExampleBot", Former: []string{"OldExampleBot", "OlderExampleCrawler"}}
 	for _, target := range []string{
 		"/",
 		"/private/notes",
@@ -54,12 +54,12 @@ Sitemap: https://example.com/sitemap.xml
 
 func ExampleParse() {
 	r := robots.Parse([]byte("User-agent: *\nDisallow: /*.pdf$\nDisallow: /search\nAllow: /search/about\n"))
-	a := robots.Agent{Token: "HootyBot"}
+	a := robots.Agent{Token: "NewsBot"}
 	fmt.Println(r.Allowed(a, "/report.pdf"))
 	fmt.Println(r.Allowed(a, "/report.pdf?download=1"))
 	fmt.Println(r.Allowed(a, "/search?q=owls"))
 	fmt.Println(r.Allowed(a, "/search/about"))
-	fmt.Println(r.Allowed(a, "/%7Ehooty/")) // "%7E" is "~"
+	fmt.Println(r.Allowed(a, "/%7Euser/")) // "%7E" is "~"
 	// Output:
 	// false
 	// true
@@ -69,7 +69,7 @@ func ExampleParse() {
 }
 
 func ExampleFromResponse() {
-	a := robots.Agent{Token: "DirectoriesBot"}
+	a := robots.Agent{Token: "LinkCheckBot"}
 	notFound := robots.FromResponse(http.StatusNotFound, nil, nil)
 	serverError := robots.FromResponse(http.StatusServiceUnavailable, nil, nil)
 	fmt.Println("404:", notFound.Allowed(a, "/listing"))
@@ -82,7 +82,7 @@ func ExampleFromResponse() {
 func ExampleCache() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: SofyaBot\nDisallow: /drafts/\nCrawl-delay: 1\n")
+			fmt.Fprint(w, "User-agent: IndexBot\nDisallow: /drafts/\nCrawl-delay: 1\n")
 			return
 		}
 		fmt.Fprint(w, "hello")
@@ -93,7 +93,7 @@ func ExampleCache() {
 		Transport: srv.Client().Transport, // the bot's own transport: UA, signature, pacing
 		TTL:       24 * time.Hour,
 	}
-	bot := robots.Agent{Token: "SofyaBot"}
+	bot := robots.Agent{Token: "IndexBot"}
 	ctx := context.Background()
 	for _, p := range []string{"/", "/drafts/new-post"} {
 		u, _ := url.Parse(srv.URL + p)

@@ -29,7 +29,7 @@ func ExampleSigner_Sign() {
 	s := &signing.Signer{
 		Key:   signingtest.DirectoriesKey(),
 		Agent: "https://directories.prosvita.io",
-		Form:  signing.QuotedString, // D2
+		Form:  signing.QuotedString,
 	}
 	req, _ := http.NewRequest(http.MethodGet, "https://Example.com:443/links", nil)
 	if err := s.Sign(req); err != nil {
@@ -56,7 +56,7 @@ func ExampleTransport() {
 	defer site.Close()
 
 	client := &http.Client{Transport: &signing.Transport{
-		Signer: &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools", Form: signing.BareURL}, // B2
+		Signer: &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools", Form: signing.BareURL},
 	}}
 	resp, err := client.Get(site.URL)
 	if err != nil {

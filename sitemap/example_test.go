@@ -96,7 +96,7 @@ func ExampleDiff() {
 	// unchanged: 1 untrusted: false
 }
 
-// A freshness check (B9): the second Check finds the sitemap unchanged
+// A freshness check: the second Check finds the sitemap unchanged
 // with one conditional request, and there is nothing to refetch.
 func ExampleWalker_Check() {
 	mux := http.NewServeMux()

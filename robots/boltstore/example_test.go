@@ -33,6 +33,6 @@ func ExampleNew() {
 		Store:     store, // copies survive a restart of the bot
 	}
 	u, _ := url.Parse("https://example.com/tmp/x")
-	fmt.Println(c.Check(context.Background(), robots.Agent{Token: "BothyBot"}, u))
-	// Output: robots: https://example.com/tmp/x disallowed for BothyBot by "Disallow: /tmp/"
+	fmt.Println(c.Check(context.Background(), robots.Agent{Token: "ExampleBot"}, u))
+	// Output: robots: https://example.com/tmp/x disallowed for ExampleBot by "Disallow: /tmp/"
 }

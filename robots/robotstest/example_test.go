@@ -15,14 +15,14 @@ func ExampleNewServer() {
 
 	c := &robots.Cache{Transport: srv.Client().Transport}
 	u, _ := url.Parse(srv.URL + "/private/page")
-	fmt.Println(c.Check(context.Background(), robots.Agent{Token: "HootyBot"}, u) != nil)
+	fmt.Println(c.Check(context.Background(), robots.Agent{Token: "NewsBot"}, u) != nil)
 	// Output: true
 }
 
 func ExampleTransport() {
-	c := &robots.Cache{Transport: robotstest.Transport(robotstest.Handler("User-agent: HootyBot\nDisallow: /\n"))}
+	c := &robots.Cache{Transport: robotstest.Transport(robotstest.Handler("User-agent: NewsBot\nDisallow: /\n"))}
 	u, _ := url.Parse("https://any.example/page")
 	r, _ := c.Get(context.Background(), u)
-	fmt.Println(r.Allowed(robots.Agent{Token: "HootyBot"}, "/page"))
+	fmt.Println(r.Allowed(robots.Agent{Token: "NewsBot"}, "/page"))
 	// Output: false
 }
