@@ -67,8 +67,8 @@ func ExampleNew() {
 	defer tr.CloseIdleConnections()
 
 	client, err := fetch.New(fetch.Bot{
-		UserAgent:  "Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)",
-		Token:      "HootyBot",
+		UserAgent:  "Mozilla/5.0 (compatible; NewsBot/1.0; +https://news.example.com/bot)",
+		Token:      "NewsBot",
 		From:       "bot@hooty.to",
 		HTMLOnly:   true,
 		Transport:  tr,
@@ -95,7 +95,7 @@ func ExampleNew() {
 	// Output:
 	// 200 <h1>Welcome</h1>
 	// true true Disallow: /private
-	// Mozilla/5.0 (compatible; HootyBot/1.0; +https://hooty.to/bot)
+	// Mozilla/5.0 (compatible; NewsBot/1.0; +https://news.example.com/bot)
 	// bot@hooty.to text/html,application/xhtml+xml;q=0.9
 }
 
