@@ -69,7 +69,7 @@ func ExampleNew() {
 	client, err := fetch.New(fetch.Bot{
 		UserAgent:  "Mozilla/5.0 (compatible; NewsBot/1.0; +https://news.example.com/bot)",
 		Token:      "NewsBot",
-		From:       "bot@hooty.to",
+		From:       "bot@news.example.com",
 		HTMLOnly:   true,
 		Transport:  tr,
 		Politeness: politeness.Policy{MinDelay: -1},
@@ -96,7 +96,7 @@ func ExampleNew() {
 	// 200 <h1>Welcome</h1>
 	// true true Disallow: /private
 	// Mozilla/5.0 (compatible; NewsBot/1.0; +https://news.example.com/bot)
-	// bot@hooty.to text/html,application/xhtml+xml;q=0.9
+	// bot@news.example.com text/html,application/xhtml+xml;q=0.9
 }
 
 func ExampleWrap() {
