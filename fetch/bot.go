@@ -22,12 +22,12 @@ import (
 // they need, so changing a Bot afterwards changes nothing.
 type Bot struct {
 	// Token is the product token robots.txt groups are matched against
-	// (e.g. "BothyBot"). Empty means the product name at the start of
+	// (e.g. "ExampleBot"). Empty means the product name at the start of
 	// UserAgent (its text before the first "/"), unless that is "Mozilla",
 	// which is an error: a browser-style User-Agent needs an explicit Token.
 	Token string
 	// FormerTokens are names the bot used before; robots.txt groups written
-	// for them still apply (B3).
+	// for them still apply.
 	FormerTokens []string
 
 	// Purposes are what the bot does with what it fetches (feeding an
@@ -50,11 +50,11 @@ type Bot struct {
 
 	// UserAgent is the User-Agent sent with every request, robots.txt
 	// fetches included. It may contain placeholders "{name}" filled per
-	// request from [WithUserAgentVar] (D1: "verification for {directory}");
+	// request from [WithUserAgentVar] (such as "verification for {directory}");
 	// a request whose context lacks a placeholder's value is refused with
 	// ErrUserAgent. Control characters are rejected.
 	UserAgent string
-	// From is the From header (an email address, H1); empty sends none.
+	// From is the From header (an email address); empty sends none.
 	From string
 	// Accept is the Accept header set when a request has none. Empty means
 	// "text/html,application/xhtml+xml;q=0.9" for HTML-only bots and
@@ -69,13 +69,13 @@ type Bot struct {
 	// fetch/boltstate to keep them in the bot's state file.
 	RobotsStore robots.Store
 	// RobotsTimeout bounds one robots.txt fetch, redirects, body and any
-	// politeness wait included; a robots.txt that times out closes the site
-	// (D8), however slowly its bytes still come. Zero (or negative) means
+	// politeness wait included; a robots.txt that times out closes the site,
+	// however slowly its bytes still come. Zero (or negative) means
 	// the bot's fetch time limit (Limits.Timeout) when that is shorter than
 	// 30 s, else 30 s.
 	RobotsTimeout time.Duration
 	// RobotsRetry is the robots.txt failure policy: after a server error,
-	// 429, timeout or network error the whole site is closed (H5, D8) and
+	// 429, timeout or network error the whole site is closed and
 	// its robots.txt asked for again at most once per RobotsRetry (however
 	// often the site is checked) until it answers 2xx or 4xx. Zero means
 	// one minute.
@@ -105,12 +105,12 @@ type Bot struct {
 	// Limits bound each fetch (zero: 30 s, 5 redirects, 10 MiB).
 	Limits Limits
 
-	// HTMLOnly makes the bot ask for HTML and refuse other content types
-	// (H7): a 2xx answer whose Content-Type is set and is not text/html or
+	// HTMLOnly makes the bot ask for HTML and refuse other content types:
+	// a 2xx answer whose Content-Type is set and is not text/html or
 	// application/xhtml+xml fails with NotHTML, its body unread. Requests
 	// under [WithMachineFile] (sitemaps, /llms.txt) are exempt.
 	HTMLOnly bool
-	// Deny lists URL words that are never fetched (H7: carts, checkouts,
+	// Deny lists URL words that are never fetched (carts, checkouts,
 	// accounts). A pattern is one or more words ("cart", "add-to-cart");
 	// it matches a URL whose path or query, split into words at every
 	// character that is not a letter or digit, contains the pattern's words
@@ -119,7 +119,7 @@ type Bot struct {
 	Deny []string
 	// Login lists the words of login pages (same matching as Deny): a URL
 	// matching one, asked for directly or reached by a redirect, is never
-	// fetched and ends as AuthRequired (S9). Nil means [DefaultLogin].
+	// fetched and ends as AuthRequired. Nil means [DefaultLogin].
 	Login []string
 	// BlockedDomains are never fetched, nor their subdomains:
 	// "example.com" blocks example.com and www.example.com. Names compare
@@ -158,19 +158,20 @@ type Bot struct {
 	RefuseDowngrade bool
 
 	// LocalAddr, if valid, is the source address of every outgoing
-	// connection (S2). It applies to the base transport New builds, and to a
+	// connection. It applies to the base transport New builds, and to a
 	// wrapped *http.Transport (cloned).
 	LocalAddr netip.Addr
 	// Transport is the base transport under the chain. Nil means a new
-	// *http.Transport with at most one connection per host (D10) and
+	// *http.Transport with at most one connection per host and
 	// LocalAddr, that keeps each host's connection idle for
-	// Politeness.LongestGap() plus 30 seconds, with no global idle cap. It sends each request once: a retrying transport here
+	// Politeness.LongestGap() plus 30 seconds, with no global idle cap. It sends each request once: a retrying transport
+	// here
 	// would retry inside one politeness turn, so the chain logs a Warn line
 	// when it sees one request written several times. Put retries above the
 	// bot's client instead (see the package documentation).
 	Transport http.RoundTripper
 	// Jar stores and sends cookies. Nil (the default) means none are sent
-	// or stored, not even a Cookie header set on the request (C5, D5). It
+	// or stored, not even a Cookie header set on the request. It
 	// is about cookies only: Authorization and Proxy-Authorization headers
 	// are removed from every request, with or without a Jar.
 	Jar http.CookieJar
@@ -179,14 +180,14 @@ type Bot struct {
 	Challenge *challenge.Detector
 
 	// Validators keeps ETag / Last-Modified per URL for conditional
-	// refetches by [Fetcher.Get] (B8). Nil means in memory.
+	// refetches by [Fetcher.Get]. Nil means in memory.
 	Validators ValidatorStore
 	// MaxPagesPerSite, if positive, is the most pages [Fetcher.Get] fetches
-	// from one site (scheme, host, port) in the Fetcher's life (H7, B10: a
-	// readiness crawl capped at a few hundred pages); later calls for the
+	// from one site (scheme, host, port) in the Fetcher's life (a
+	// readiness crawl capped at a few hundred pages, for example); later calls for the
 	// site end as GaveUp without a request. robots.txt does not count.
 	MaxPagesPerSite int
-	// Once makes [Fetcher.Get] fetch each normalised URL at most once (S8);
+	// Once makes [Fetcher.Get] fetch each normalised URL at most once;
 	// later calls, and calls while a fetch of the URL is under way, end as
 	// Duplicate. A fetch that ended without a definitive answer (a
 	// [Outcome.Retryable] outcome: rate limited, gave up, unreachable,
@@ -215,7 +216,7 @@ type Limits struct {
 	// means none are followed.
 	MaxRedirects int
 	// MaxBodyBytes is the most body bytes read; at that point reading stops
-	// with ErrTooLarge and the connection is closed (D11). Zero means 10 MiB;
+	// with ErrTooLarge and the connection is closed. Zero means 10 MiB;
 	// negative means no limit. Under [WithMachineFile] the limit is never
 	// below [MachineFileMaxBytes] (50 MiB), the size sitemaps.org allows a
 	// sitemap, so that the sitemap reader's own limits are what stop one.
@@ -364,8 +365,8 @@ func checkHeaderText(s string) error {
 type uaVarsKey struct{}
 
 // WithUserAgentVar returns a context whose requests fill the User-Agent
-// placeholder "{name}" with value (D1: the directory whose listing is
-// checked). The value must be printable ASCII without the characters that
+// placeholder "{name}" with value (for example the directory whose
+// listing is checked). The value must be printable ASCII without the characters that
 // would let it break out of its field: ( ) ; , " \ { } and control
 // characters (CR, LF...) are refused with ErrUserAgent, here and when the
 // request is sent.
@@ -388,7 +389,7 @@ func WithUserAgentVar(ctx context.Context, name, value string) (context.Context,
 type freshKey struct{}
 
 // WithFresh returns a context whose requests carry Cache-Control: no-cache,
-// asking caches on the way for the page as it is now (B9: freshness
+// asking caches on the way for the page as it is now (freshness
 // refetches). It is for users of the *http.Client, who cannot pass
 // arguments to a request's transport; a [Fetcher] user passes
 // GetOptions{Fresh: true} to [Fetcher.Get] instead.
@@ -416,7 +417,7 @@ const MachineFileMaxBytes = 50 << 20
 // [MachineFileMaxBytes] if it is lower, so that a sitemap within the
 // protocol's limits is read whole (the sitemap reader bounds it then).
 // Everything else stays: robots.txt, pacing, signing, the time limit, and
-// challenge pages are still Blocked (C6). robots.txt itself is fetched this
+// challenge pages are still Blocked. robots.txt itself is fetched this
 // way already.
 //
 // It is for users of the *http.Client (such as the sitemap walker below);

@@ -254,7 +254,7 @@ func (p *addrPolicy) control(_ context.Context, network, address string, _ sysca
 }
 
 // guardedDialer is the dialer of the base transports fetch builds: the
-// source address, if valid (S2), and the internal-address check.
+// source address, if valid, and the internal-address check.
 func guardedDialer(local netip.Addr, p *addrPolicy) *net.Dialer {
 	d := dialer(local)
 	d.ControlContext = p.control

@@ -5,9 +5,9 @@
 // challenges never taken for content, typed errors).
 //
 //	bot := fetch.Bot{
-//		UserAgent: "BothyBot/1.0 (+https://bothy.tools/bot)",
-//		FormerTokens: []string{"CleatBot"},
-//		Signer:    &signing.Signer{Key: key, Agent: "https://bothy.tools"},
+//		UserAgent:    "ExampleBot/1.0 (+https://bot.example.com/)",
+//		FormerTokens: []string{"OldExampleBot"},
+//		Signer:       &signing.Signer{Key: key, Agent: "https://bot.example.com"},
 //	}
 //	f, err := fetch.NewFetcher(bot)
 //	page, err := f.Get(ctx, "https://example.org/")
@@ -19,19 +19,19 @@
 // first:
 //
 //  1. URL checks: GET or HEAD only; an absolute http(s) URL without
-//     credentials; not on the domain block list (D14); not a literal
+//     credentials; not on the domain block list; not a literal
 //     internal address (loopback, private, link-local such as the cloud
 //     metadata address 169.254.169.254, unspecified, multicast) unless
 //     Bot.AllowInternal opens its range (InternalAddress); no login words
-//     (a login page, even as a redirect target, ends as AuthRequired: S9)
-//     and no deny words (carts, checkouts, accounts: H7). A redirect from
+//     (a login page, even as a redirect target, ends as AuthRequired)
+//     and no deny words (carts, checkouts, accounts). A redirect from
 //     https to http ends as InsecureRedirect when Bot.RefuseDowngrade is
 //     set.
 //  2. The robots.txt gate ([robots.Cache]): robots.txt is fetched before the
 //     first request to an origin and the URL is refused if it is disallowed
-//     or if robots.txt is unreachable (5xx, timeout: H5, D8). robots.txt
+//     or if robots.txt is unreachable (5xx, timeout). robots.txt
 //     requests themselves go through layers 3 to 6, with the bot's headers,
-//     so they are paced and signed too (B12).
+//     so they are paced and signed too.
 //     A bot that declares purposes (Bot.Purposes) in [UsageRefuse] mode is
 //     refused here too, before any request, when the cached robots.txt
 //     refuses one of them ([robots.Robots.Usage]): UsageRefused.
@@ -46,9 +46,9 @@
 //     request that waited 60 s still carries a fresh signature.
 //  6. Limits: the fetch's time budget starts when its first request leaves
 //     and bounds every later hop and the body; the body is cut at the byte
-//     limit and its connection closed (D11).
+//     limit and its connection closed.
 //  7. The base transport (by default net/http with one connection per host
-//     and an optional source address: D10, S2). A host's connection stays
+//     and an optional source address). A host's connection stays
 //     idle for the longest gap pacing can put between two of its requests,
 //     with no global cap on idle connections, so a crawl of thousands of
 //     hosts opens one connection per host, not one per request; HTTP/2 is

@@ -19,19 +19,19 @@ type Outcome int
 // The outcomes.
 const (
 	OK               Outcome = iota + 1 // a page (of any status not listed below), body read to its end
-	NotModified                         // 304 to a conditional request (B8)
-	Disallowed                          // robots.txt disallows the URL, or a deny pattern matched (C1, H7)
-	Blocked                             // a bot challenge, CAPTCHA or block page (C6, H8)
-	RateLimited                         // 429/503 (509 if configured), a vendor's rate-limit page, or the host is paused (C4)
-	GaveUp                              // the bot gave up on the host (Retry-After too long: H4)
-	Unreachable                         // network error, 5xx, robots.txt unreachable (H5, D8), host down
-	AuthRequired                        // 401, 403, or a redirect to a login page (S9)
-	NotHTML                             // an HTML-only bot got another content type (H7)
-	TooLarge                            // the body passed the byte limit; Page.Body holds the part read (D11)
-	TooManyRedirects                    // more redirects than the limit (D4)
-	Timeout                             // the total time limit (or the caller's context) ended the fetch (D11)
-	BlockedDomain                       // the host is on the bot's block list (D14)
-	Duplicate                           // the URL was fetched before and the bot fetches each URL once (S8)
+	NotModified                         // 304 to a conditional request
+	Disallowed                          // robots.txt disallows the URL, or a deny pattern matched
+	Blocked                             // a bot challenge, CAPTCHA or block page
+	RateLimited                         // 429/503 (509 if configured), a vendor's rate-limit page, or the host is paused
+	GaveUp                              // the bot gave up on the host (Retry-After too long)
+	Unreachable                         // network error, 5xx, robots.txt unreachable, host down
+	AuthRequired                        // 401, 403, or a redirect to a login page
+	NotHTML                             // an HTML-only bot got another content type
+	TooLarge                            // the body passed the byte limit; Page.Body holds the part read
+	TooManyRedirects                    // more redirects than the limit
+	Timeout                             // the total time limit (or the caller's context) ended the fetch
+	BlockedDomain                       // the host is on the bot's block list
+	Duplicate                           // the URL was fetched before and the bot fetches each URL once
 	InternalAddress                     // the host is, or resolves to, an internal address the bot may not reach (Bot.AllowInternal)
 	InsecureRedirect                    // a redirect from https to plain http, refused (Bot.RefuseDowngrade)
 	UsageRefused                        // the site's usage preferences refuse one of the bot's purposes, and the bot refuses such pages (Bot.UsageMode)

@@ -131,7 +131,7 @@ func (f *Fetcher) CloseIdleConnections() {
 // that is not absolute http(s), a User-Agent placeholder without a value:
 // ErrBadURL, ErrUserAgent), and its Outcome is set. The error is nil for OK
 // and NotModified and an [*Error] for every other outcome. A refetch carries
-// the validators saved from the last 2xx answer for the URL (B8), and answers
+// the validators saved from the last 2xx answer for the URL, and answers
 // 304 with NotModified. opts (at most one is needed; several are merged)
 // ask for Cache-Control: no-cache, a machine file or given validators: see
 // [GetOptions]. [WithUserAgentVar] fills User-Agent placeholders.
@@ -166,7 +166,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (p
 	}
 	// The mark is taken before the request, so that concurrent Gets of one
 	// URL fetch it once, and given back when the fetch ended without a
-	// definitive answer (S8: no repeat requests, but a page refused for now
+	// definitive answer (no repeat requests, but a page refused for now
 	// is fetched again later).
 	added, err := f.fetched.Add(ctx, key)
 	if err != nil {
@@ -290,7 +290,7 @@ func (p *Page) fail(e *Error) (*Page, error) {
 		p.FinalURL = e.URL
 	}
 	if e.Outcome == Blocked || p.Verdict.Blocked {
-		p.Body = nil // a challenge page is never content (C6)
+		p.Body = nil // a challenge page is never content
 	}
 	return p, e
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Validator is what a server said about a page version, sent back on a
-// refetch (B8): ETag as If-None-Match, Last-Modified as If-Modified-Since,
+// refetch: ETag as If-None-Match, Last-Modified as If-Modified-Since,
 // both verbatim as received.
 type Validator struct {
 	ETag         string `json:"etag,omitempty"`
@@ -31,7 +31,7 @@ type ValidatorStore interface {
 	Save(ctx context.Context, url string, v Validator) error
 }
 
-// FetchedSet is the set of normalised URLs a bot has fetched (S8).
+// FetchedSet is the set of normalised URLs a bot has fetched.
 // Implementations must be safe for concurrent use.
 type FetchedSet interface {
 	// Add puts url in the set and reports whether it was new. Concurrent

@@ -16,10 +16,10 @@ import (
 type RetryAfterMode int
 
 const (
-	// Clamp waits at most MaxRetryAfter, then comes back (BothyBot: one hour).
+	// Clamp waits at most MaxRetryAfter, then comes back (an hour, for example).
 	Clamp RetryAfterMode = iota
-	// GiveUp gives up on the host instead of coming back earlier than asked
-	// (HootyBot): requests fail with [ErrGaveUp] until the asked-for time or
+	// GiveUp gives up on the host instead of coming back earlier than asked:
+	// requests fail with [ErrGaveUp] until the asked-for time or
 	// GiveUpFor has passed, whichever is later.
 	GiveUp
 )
@@ -82,7 +82,7 @@ func (m RetryAfterMode) String() string {
 // # Slow-down and recovery
 //
 // Each pause raises the host's slow-down level by one, up to MaxSlowdown, which
-// doubles its delay (B6: afterwards the host is crawled more slowly). After
+// doubles its delay (afterwards the host is crawled more slowly). After
 // EaseAfter consecutive answers without a rate limit the level drops by one,
 // so a host recovers one halving at a time. With no delay at all (MinDelay
 // negative and no Crawl-delay) there is nothing to double.

@@ -10,7 +10,7 @@
 // each request that waited for its turn at a host is signed afresh:
 //
 //	client := &http.Client{Transport: &signing.Transport{
-//		Signer: &signing.Signer{Key: key, Agent: "https://bothy.tools"},
+//		Signer: &signing.Signer{Key: key, Agent: "https://bot.example.com"},
 //	}}
 //
 // Every signature covers @method, @authority and @path (Signer.Components

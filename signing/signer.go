@@ -121,7 +121,7 @@ type Signer struct {
 	// works; so does any crypto.Signer backed by an HSM or KMS.
 	Key crypto.Signer
 	// Agent is the Signature-Agent URL: the https URL of the bot's key set
-	// (a JWKS). An origin such as "https://bothy.tools" names the key
+	// (a JWKS). An origin such as "https://bot.example.com" names the key
 	// directory at its well-known path, /.well-known/http-message-signatures-directory,
 	// which also binds the key to that domain.
 	Agent string

@@ -364,7 +364,7 @@ func (w *Walker) WalkReport(ctx context.Context, sitemapURLs []string, fn func(E
 	return w.walk(ctx, sitemapURLs, w.CrossHost, nil, nil, fn)
 }
 
-// Check is the freshness check of B9: it reads the site's sitemaps with
+// Check is a freshness check: it reads the site's sitemaps with
 // conditional requests (a sitemap unchanged since the last Check costs one
 // 304), compares what they list with the last read kept in the Store,
 // saves the new read, and returns the difference.

@@ -3,10 +3,10 @@
 // and the set of URLs fetched, each in its own bucket, so a bot restarted
 // tomorrow still makes a one-request freshness check.
 //
-//	st, err := boltstate.Open("bothybot.db", nil)
+//	st, err := boltstate.Open("crawl.db", nil)
 //	if err != nil { ... }
 //	defer st.Close()
-//	bot := profiles.Bothy(...)
+//	bot := fetch.Bot{...}
 //	st.Apply(&bot)                  // RobotsStore, Validators, Fetched
 //	walker := sitemap.Walker{Store: st.Sitemaps, ...}
 //

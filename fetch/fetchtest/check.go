@@ -66,7 +66,7 @@ func sortedHosts(m map[string][]Request) []string {
 }
 
 // NoOverlap fails when two requests to one host were in flight at the same
-// time (C3, D10): each request must start after the previous one ended.
+// time: each request must start after the previous one ended.
 func NoOverlap() Check {
 	return func(reqs []Request) []string {
 		m := byHost(reqs)
@@ -86,7 +86,7 @@ func NoOverlap() Check {
 }
 
 // RobotsFirst fails when a host's first request was not for /robots.txt
-// (C1: robots.txt is read before the first request to a host).
+// (robots.txt is read before the first request to a host).
 func RobotsFirst() Check {
 	return func(reqs []Request) []string {
 		if len(reqs) == 0 {
@@ -104,7 +104,7 @@ func RobotsFirst() Check {
 }
 
 // MinGap fails when, on any host, a request started less than d after the
-// previous one ended (C3), or when no host got two requests.
+// previous one ended, or when no host got two requests.
 func MinGap(d time.Duration) Check { return minGap("", d) }
 
 // MinGapOn is [MinGap] for one host only: it fails when host got fewer than
@@ -177,7 +177,7 @@ func retryAfterUntil(r Request) (time.Time, bool) {
 
 // HonoursRetryAfter fails when a request reached a host while a pause it
 // asked for with a 429, 503 or 509 answer and a Retry-After header (seconds
-// or HTTP-date) was still running (C4, B6, H4, S6). The pause covers the
+// or HTTP-date) was still running. The pause covers the
 // whole host, not just the URL. It also fails when no such answer was
 // recorded: there was no pause to honour.
 func HonoursRetryAfter() Check {
@@ -211,7 +211,7 @@ func HonoursRetryAfter() Check {
 	}
 }
 
-// NoCookies fails when any request carried a Cookie header (C5, D5).
+// NoCookies fails when any request carried a Cookie header.
 func NoCookies() Check {
 	return each(func(r Request) string {
 		if c := r.Header.Values("Cookie"); len(c) > 0 {
@@ -222,7 +222,7 @@ func NoCookies() Check {
 }
 
 // NoCredentials fails when any request carried Authorization or
-// Proxy-Authorization (C5).
+// Proxy-Authorization.
 func NoCredentials() Check {
 	return each(func(r Request) string {
 		if r.Header.Get("Authorization") != "" || r.Header.Get("Proxy-Authorization") != "" {
@@ -232,7 +232,7 @@ func NoCredentials() Check {
 	})
 }
 
-// OnlyGetHead fails on any method other than GET and HEAD (C5).
+// OnlyGetHead fails on any method other than GET and HEAD.
 func OnlyGetHead() Check {
 	return each(func(r Request) string {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -242,13 +242,12 @@ func OnlyGetHead() Check {
 	})
 }
 
-// UserAgent fails on any request whose User-Agent is not exactly ua (B1,
-// H1, S1, D1).
+// UserAgent fails on any request whose User-Agent is not exactly ua.
 func UserAgent(ua string) Check {
 	return HeaderIs("User-Agent", ua)
 }
 
-// From fails on any request whose From header is not exactly from (H1).
+// From fails on any request whose From header is not exactly from.
 func From(from string) Check {
 	return HeaderIs("From", from)
 }
@@ -280,7 +279,7 @@ func NotFetched(host string, paths ...string) Check {
 
 // Allowed fails on any request (other than for /robots.txt) for which
 // allowed(host, pathAndQuery) is false: plug in a robots.txt matcher to catch
-// disallowed paths (C1).
+// disallowed paths.
 func Allowed(allowed func(host, pathQuery string) bool) Check {
 	return each(func(r Request) string {
 		if r.Path == "/robots.txt" {
@@ -297,8 +296,8 @@ func Allowed(allowed func(host, pathQuery string) bool) Check {
 	})
 }
 
-// Signed fails on any request for which verify returns an error (B2, B12,
-// D2). verify gets a copy of the server-side request (no body).
+// Signed fails on any request for which verify returns an error.
+// verify gets a copy of the server-side request (no body).
 func Signed(verify func(*http.Request) error) Check {
 	return each(func(r Request) string {
 		req := r.HTTPRequest()
@@ -332,7 +331,7 @@ func each(f func(Request) string) Check {
 }
 
 // SignedOnArrival fails on any request that was not verified on arrival (see
-// [Web.VerifyWith]) or whose verification failed (B2, B12, D2).
+// [Web.VerifyWith]) or whose verification failed.
 func SignedOnArrival() Check {
 	return each(func(r Request) string {
 		switch {

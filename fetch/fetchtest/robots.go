@@ -10,10 +10,10 @@ import (
 )
 
 // ObeysRobots fails on any request (other than for /robots.txt) that the
-// host's robots.txt, as the Web serves it at check time, disallows for agent
-// (C1). The answer is judged by [robots.FromResponse], so a request to a
+// host's robots.txt, as the Web serves it at check time, disallows for agent.
+// The answer is judged by [robots.FromResponse], so a request to a
 // host whose robots.txt errs (5xx, reset) or does not answer at once (Slow,
-// Hang) is a violation too (H5, D8); a 404 allows everything.
+// Hang) is a violation too; a 404 allows everything.
 func (w *Web) ObeysRobots(agent robots.Agent) Check {
 	return Allowed(func(host, pathQuery string) bool {
 		return w.robotsFor(host).Allowed(agent, pathQuery)

@@ -68,7 +68,7 @@
 // # Fleet-wide fetched set, and robots.txt copies
 //
 // [FetchedSet] has the method set of fetch.FetchedSet on one Redis set, so
-// each URL is fetched once by the whole fleet (S8). The robots.txt copies are
+// each URL is fetched once by the whole fleet. The robots.txt copies are
 // shared by robots/redisstore (a robots.Store in Redis: an origin's robots.txt
 // is fetched once per TTL by the fleet instead of once per process); it lives
 // under robots so that this package imports no sibling of politeness.

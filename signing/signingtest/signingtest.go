@@ -17,11 +17,12 @@ func Key(name string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(seed[:])
 }
 
-// BothyKey is the test key of BothyBot (agent https://bothy.tools).
+// BothyKey is Key("bothy"), the test key published for the agent
+// https://bothy.tools.
 func BothyKey() ed25519.PrivateKey { return Key("bothy") }
 
-// DirectoriesKey is the test key of DirectoriesBot (agent
-// https://directories.prosvita.io).
+// DirectoriesKey is Key("directories"), the test key published for the
+// agent https://directories.prosvita.io.
 func DirectoriesKey() ed25519.PrivateKey { return Key("directories") }
 
 // NextKey is a second key for rotation tests: published beside the current
