@@ -41,7 +41,7 @@ func New(bot Bot) (*http.Client, error) {
 // existing's Transport unless bot.Transport is set, calls existing's
 // CheckRedirect after its own hop limit, and takes existing's Timeout when
 // bot.Limits.Timeout is zero. existing is not modified. Its Jar is not
-// carried over: cookies come only from bot.Jar (C5). As with [New], the
+// carried over: cookies come only from bot.Jar. As with [New], the
 // Authorization and Proxy-Authorization headers of a request are removed,
 // whether or not bot.Jar is set: the bot sends no credentials.
 //
@@ -263,7 +263,7 @@ func dialer(local netip.Addr) *net.Dialer {
 }
 
 // newBaseTransport is the default base: net/http with one connection per
-// host (D10), an optional source address (S2), and the dialled-address check
+// host, an optional source address, and the dialled-address check
 // of p. The one connection of a host stays idle for gap (the longest gap
 // pacing can put between two requests to it) plus a margin, and no global
 // idle cap evicts it, so every paced request to a host reuses its
@@ -556,7 +556,7 @@ func challengeError(u *url.URL, status int, v challenge.Verdict) *Error {
 // says "later", so the page is worth fetching again and Bot.Once gives its
 // mark back), Blocked for every other kind (a JS challenge, a CAPTCHA, a
 // block: the bot is refused, waiting does not help). Both carry the
-// *challenge.ChallengeError, and neither returns the page's body (C6, C7).
+// *challenge.ChallengeError, and neither returns the page's body.
 func challengeOutcome(v challenge.Verdict) Outcome {
 	if v.Kind == challenge.RateLimit {
 		return RateLimited
@@ -699,7 +699,7 @@ func isHTML(ct string) bool {
 
 // robotsTransport carries the robots cache's requests: the bot's headers,
 // then the inner chain (politeness, signing, limits), so robots.txt fetches
-// are paced and signed like any other (B12), but not under a page's budget.
+// are paced and signed like any other, but not under a page's budget.
 type robotsTransport struct{ c *chain }
 
 func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -843,7 +843,7 @@ type limitsTransport struct {
 	watch *slog.Logger
 }
 
-// # No silent resends (C3)
+// # No silent resends
 //
 // net/http's Transport resends a bodiless GET or HEAD by itself when a
 // reused HTTP/1 keep-alive connection fails after the request was written
