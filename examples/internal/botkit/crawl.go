@@ -25,8 +25,13 @@ type Crawl struct {
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
 	OnPage func(it crawl.Item, p *fetch.Page, r Result)
-	// Pages, if set, stores the text of every page fetched ok.
+	// Pages, if set, stores the text of every page fetched ok and not
+	// dropped by its directives (see Use).
 	Pages *PageStore
+	// Use is what the bot keeps pages for: it decides which page
+	// directives drop a page (see [Use.ApplyRules]); nofollow pages' links
+	// are never followed.
+	Use Use
 
 	mu     sync.Mutex // guards counts, failed
 	counts map[string]int
@@ -61,6 +66,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			}
 			p, err := c.Fetcher.Get(gctx, it.URL.String())
 			r := ResultOf(it.URL.String(), p, err)
+			c.Use.ApplyRules(&r, p)
 			s.Out.Emit(r)
 			c.mu.Lock()
 			c.counts[r.Outcome]++
@@ -79,7 +85,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 					cp.FinalURL = u
 				}
 			}
-			if p != nil && err == nil && IsHTML(p) {
+			if FollowsLinks(p, r) {
 				cp.Body = p.Body
 			}
 			return cp
