@@ -12,6 +12,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"io"
+	"mime"
 	"net/url"
 	"os"
 	"strings"
@@ -107,7 +108,11 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		if botkit.Failed(err) {
 			c.s.WorkFailed("not read", "url", raw, "outcome", r.Outcome, "why", r.Reason)
 		}
-		add(item(kind, r))
+		it := item(kind, r)
+		if kind == "ai-file" {
+			aiFile(&it, p)
+		}
+		add(it)
 		c.headerUsage(p, add)
 		return p, err
 	}
@@ -243,15 +248,57 @@ func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
 	if p == nil {
 		return
 	}
+	if !p.Rules.IsZero() {
+		add(report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated",
+			Why: "page directives for BothyBot (X-Robots-Tag, Robots-Tag, robots meta): " + p.Rules.String() + "; " + directiveEffect(p.Rules)})
+	}
 	u := robots.UsageFromHeader(p.Header)
 	if u.IsZero() {
 		return
 	}
 	it := report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated", Why: "response header: " + u.String()}
+	if v := p.Header.Get("Tdm-Reservation"); v != "" {
+		it.Why += fmt.Sprintf("; TDMRep: tdm-reservation %.10q", v)
+		if pol := p.Header.Get("Tdm-Policy"); pol != "" {
+			it.Why += fmt.Sprintf(", tdm-policy %.200q", pol)
+		}
+	}
 	if pu, ok := u.Disallows(c.purposes); ok {
 		it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use this page", pu)
 	}
 	add(it)
+}
+
+// aiFile counts an llms.txt or llms-full.txt as found only when a 2xx
+// answer carries text (text/plain or text/markdown): many sites answer a
+// missing file with an HTML page and a 200 (a soft 404).
+func aiFile(it *report.Item, p *fetch.Page) {
+	if !it.Found() || p == nil || p.Header == nil {
+		return
+	}
+	ct := p.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "text/plain" || mt == "text/markdown" || mt == "text/x-markdown") {
+		return
+	}
+	it.Outcome = "soft_404"
+	it.Why = fmt.Sprintf("answered %d with Content-Type %q, not text: a page standing in for a missing file (soft 404)", p.Status, ct)
+}
+
+// directiveEffect says what page rules r mean for BothyBot's crawl, which
+// keeps pages for an assistant.
+func directiveEffect(r robots.PageRules) string {
+	var e []string
+	if r.NoIndex || r.NoAI {
+		e = append(e, "BothyBot's crawl will not keep this page")
+	}
+	if r.NoFollow {
+		e = append(e, "its links are not followed")
+	}
+	if len(e) == 0 {
+		return "BothyBot keeps the page"
+	}
+	return strings.Join(e, ", ")
 }
 
 // grants reports whether u allows any purpose.

@@ -16,7 +16,7 @@ type Item struct {
 	Kind    string // "home", "robots", "usage", "ai-file", "sitemap", "page"
 	URL     string
 	Status  int    // HTTP status, 0 when no response
-	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...; for "usage": "stated", "none", "contradiction"
+	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...; for "usage": "stated", "none", "contradiction"; for "ai-file": "soft_404" when a 200 is not text
 	Bytes   int64
 	Why     string // human explanation of the outcome (rule, vendor, error)
 }
@@ -43,7 +43,8 @@ type Summary struct {
 // URLs is how many URLs the summary counts.
 func (s Summary) URLs() int { return s.Found + s.Missing + s.Disallowed + s.Blocked + s.Errors }
 
-// Summary classifies the items: found, missing (404/410), disallowed by
+// Summary classifies the items: found, missing (404/410, or a soft 404: a
+// page answering for a missing file), disallowed by
 // robots.txt, blocked by bot protection, and other errors. Usage items are
 // statements, not URLs read: they are not counted.
 func (r *Report) Summary() Summary {
@@ -78,7 +79,7 @@ func class(it Item) string {
 		return "disallowed"
 	case it.Outcome == "blocked":
 		return "blocked"
-	case it.Status == 404 || it.Status == 410:
+	case it.Status == 404 || it.Status == 410 || it.Outcome == "soft_404":
 		return "missing"
 	}
 	return "error"
