@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/examples/internal/readiness"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/signing"
+	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
 
 // llms.txt and llms-full.txt count as found only when a 200 carries text
@@ -88,4 +91,45 @@ func TestReadiness_PageDirectives(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The report says whether a site checking Web Bot Auth would verify
+// BothyBot: its own key directory is fetched as a verifier fetches it, and
+// a request signed as BothyBot checked against it.
+func TestReadiness_KeyDirectoryVerifies(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  http.Handler // nil: bothy.tools has no directory
+		want string
+	}{
+		{"own key", &signing.Directory{Keys: []crypto.Signer{signingtest.BothyKey()}}, "| https://bothy.tools/.well-known/http-message-signatures-directory | - | verified | a site checking Web Bot Auth would verify BothyBot: key "},
+		{"other key", &signing.Directory{Keys: []crypto.Signer{signingtest.OtherKey()}}, "| - | unverified | a site checking Web Bot Auth would NOT verify BothyBot: "},
+		{"no directory", nil, "| - | unknown | BothyBot's key directory could not be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				w.Host("school.test").
+					Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
+					Handle("/", fetchtest.HTML("home"))
+				bothy := w.Host("bothy.tools").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
+				if tt.dir != nil {
+					bothy.Handle("/.well-known/http-message-signatures-directory", tt.dir)
+				}
+				prefix := filepath.Join(t.TempDir(), "report")
+				bottest.Run(t, readiness.Run, w, 0, args(t, "-report", prefix, "http://school.test/")...)
+				if n := w.Count("bothy.tools", "/.well-known/http-message-signatures-directory"); n != 1 {
+					t.Fatalf("the key directory was requested %d times, want 1", n)
+				}
+				md, err := os.ReadFile(prefix + ".md")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(md), "## Web Bot Auth: would a site verify the bot's signature") || !strings.Contains(string(md), tt.want) {
+					t.Errorf("report lacks %q:\n%s", tt.want, md)
+				}
+			})
+		})
+	}
 }

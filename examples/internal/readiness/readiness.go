@@ -10,9 +10,11 @@ package readiness
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -25,6 +27,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/report"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/robots"
+	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/sitemap"
 )
 
@@ -62,7 +65,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	defer s.Close()
-	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full,
+	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full, signer: bot.Signer,
 		agent: robots.Agent{Token: bot.Token, Former: bot.FormerTokens}, purposes: bot.Purposes,
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
@@ -90,6 +93,7 @@ type checker struct {
 	full     bool
 	agent    robots.Agent
 	purposes []robots.Purpose // what BothyBot uses pages for
+	signer   *signing.Signer  // BothyBot's Web Bot Auth signer
 }
 
 // check runs the readiness check of one site.
@@ -145,6 +149,8 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	} else {
 		add(report.Item{Kind: "robots", URL: robotsURL, Outcome: "unreachable", Why: botkit.Reason(homePage, homeErr)})
 	}
+
+	add(c.identity(ctx, home))
 
 	for _, p := range AIFiles {
 		get("ai-file", home.ResolveReference(&url.URL{Path: p}).String())
@@ -267,6 +273,41 @@ func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
 		it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use this page", pu)
 	}
 	add(it)
+}
+
+// identity says whether a site that checks Web Bot Auth would verify
+// BothyBot: a request to the site's home page, signed as BothyBot signs, is
+// checked by signing.Verifier the way a site checks it, fetching BothyBot's
+// own key directory (with the bot's own client). Nothing is sent to the
+// site. A directory that cannot be read is said so, not counted as a
+// failure of the site.
+func (c *checker) identity(ctx context.Context, home *url.URL) report.Item {
+	dir := profiles.KeyDirectory(profiles.BothyAgent)
+	it := report.Item{Kind: "identity", URL: dir}
+	if c.signer == nil {
+		it.Outcome, it.Why = "unknown", "BothyBot signs nothing here: no key"
+		return it
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, home.String(), nil)
+	if err == nil {
+		err = c.signer.Sign(req)
+	}
+	if err != nil {
+		it.Outcome, it.Why = "unknown", "could not sign a request as BothyBot: "+err.Error()
+		return it
+	}
+	v := &signing.Verifier{Client: c.f.Client()} // the directory is fetched as BothyBot: identified, paced, robots.txt first
+	res, err := v.Verify(req)
+	var se *signing.VerifyError
+	switch {
+	case err == nil:
+		it.Outcome, it.Why = "verified", "a site checking Web Bot Auth would verify BothyBot: key "+res.KeyID+" found in "+res.Directory
+	case errors.As(err, &se) && se.Reason == signing.ReasonDirectory:
+		it.Outcome, it.Why = "unknown", "BothyBot's key directory could not be read, so whether a site would verify it cannot be said: "+err.Error()
+	default:
+		it.Outcome, it.Why = "unverified", "a site checking Web Bot Auth would NOT verify BothyBot: "+err.Error()
+	}
+	return it
 }
 
 // aiFile counts an llms.txt or llms-full.txt as found only when a 2xx
