@@ -52,3 +52,31 @@ func TestHooty_PageRules(t *testing.T) {
 		}
 	})
 }
+
+// A 402 is never content: a page answering 402 with crawler-price is
+// reported as payment_required with its price, requested once, and not
+// written to -out; HootyBot does not pay (no crawler-max-price sent).
+func TestHooty_PaymentRequiredNotStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := docs("User-agent: HootyBot\nAllow: /\n")
+		w.Host("docs.test").Handle("/guide", fetchtest.Page{Status: http.StatusPaymentRequired, Body: `<p>Guide for sale</p>`,
+			Header: http.Header{"Crawler-Price": {"USD 0.05"}}})
+		outDir := t.TempDir()
+		out := bottest.Run(t, hooty.Run, w, 0, args(t, "-out", outDir, "http://docs.test/")...)
+		if n := w.Count("docs.test", "/guide"); n != 1 {
+			t.Fatalf("/guide requested %d times, want 1 (no retry)", n)
+		}
+		r, _ := out.Result("http://docs.test/guide")
+		if r.Outcome != "payment_required" || r.Status != 402 || !strings.Contains(r.Reason, "USD 0.05") {
+			t.Errorf("/guide: %+v, want payment_required with the price", r)
+		}
+		if _, err := os.Stat(filepath.Join(outDir, "docs.test", "guide.txt")); err == nil {
+			t.Error("the 402 page was written to -out")
+		}
+		for _, q := range w.Requests() {
+			if q.Header.Get("Crawler-Max-Price") != "" {
+				t.Errorf("%s: HootyBot offered to pay", q.URL())
+			}
+		}
+	})
+}
