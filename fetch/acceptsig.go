@@ -73,7 +73,7 @@ func (c *chain) answerChallenge(out *http.Request, resp *http.Response) (*http.R
 		return nil, &Error{Outcome: classify(err), URL: retry.URL.String(), Err: err}
 	}
 	c.log.Debug("fetch: answering a signature challenge", "url", out.URL.String(), "status", resp.StatusCode, "label", r.Label)
-	resp2, err := c.inner.RoundTrip(retry)
+	resp2, err := c.send(retry)
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,13 @@ type Bot struct {
 	// it leaves (after any politeness wait). Nil sends unsigned requests.
 	Signer *signing.Signer
 
+	// Pay, when set, lets the bot pay for pages sites sell (pay per
+	// crawl), up to a price per page and a budget per Fetcher: see
+	// [PayPolicy]. It needs a Signer, whose signatures then also cover the
+	// crawler-max-price field. Nil (the default) pays nothing: a 402 ends
+	// as PaymentRequired.
+	Pay *PayPolicy
+
 	// Limits bound each fetch (zero: 30 s, 5 redirects, 10 MiB).
 	Limits Limits
 

@@ -97,6 +97,7 @@ type chain struct {
 	detector                     *challenge.Detector
 	robots                       *robots.Cache
 	usage                        usagePolicy
+	pay                          *payer // nil: the bot does not pay
 	log                          *slog.Logger
 	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
@@ -145,6 +146,11 @@ func newChain(bot Bot) (*chain, error) {
 	if err := checkHeaderText(bot.From); err != nil {
 		return nil, fmt.Errorf("fetch: invalid From: %v", err)
 	}
+	pay, signer, err := newPayer(&bot)
+	if err != nil {
+		return nil, err
+	}
+	bot.Signer = signer
 	if bot.Signer != nil {
 		// A signer that cannot sign would fail every request: say so now.
 		if _, err := bot.Signer.KeyID(); err != nil {
@@ -162,6 +168,7 @@ func newChain(bot Bot) (*chain, error) {
 		addrs:    newAddrPolicy(bot.AllowInternal),
 		detector: bot.Challenge,
 		usage:    usage,
+		pay:      pay,
 		log:      bot.Logger,
 	}
 	if c.accept == "" {
@@ -340,6 +347,13 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = withDeadline(ctx, d)
 	}
 
+	if c.pay != nil {
+		if err := c.pay.check(req.URL); err != nil {
+			cancel()
+			closeBody(req)
+			return nil, err
+		}
+	}
 	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
 		cancel()
 		closeBody(req)
@@ -375,7 +389,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	resp, err := c.inner.RoundTrip(out)
+	resp, err := c.send(out)
 	if err == nil {
 		resp, err = c.answerChallenge(out, resp) // Accept-Signature
 	}
@@ -539,6 +553,9 @@ func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
 			return &Error{Outcome: NotHTML, URL: resp.Request.URL.Redacted(), Status: resp.StatusCode,
 				Err: fmt.Errorf("fetch: content type %q", ct)}
 		}
+	}
+	if err := checkPayment(resp); err != nil {
+		return err
 	}
 	return c.checkHeaderUsage(resp)
 }
@@ -718,7 +735,7 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	out.Header.Set("Accept", "text/plain,*/*;q=0.5")
-	resp, err := t.c.inner.RoundTrip(out)
+	resp, err := t.c.send(out)
 	if err != nil || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
 		return resp, err // redirects are the cache's to follow
 	}

@@ -63,9 +63,17 @@
 // content type a NotHTML error (except for GetOptions.MachineFile or
 // [WithMachineFile], for sitemaps and /llms.txt), and in [UsageRefuse] mode a response whose
 // Content-Usage or tdm-reservation field refuses one of the bot's purposes
-// a UsageRefused error; their bodies are never returned. In the default
+// a UsageRefused error; a 402 Payment Required answer (pay per crawl's
+// crawler-price, x402's PAYMENT-REQUIRED, or neither) a PaymentRequired
+// error carrying what the site asks ([PaymentError]; not retried); their
+// bodies are never returned. A bot with a [PayPolicy] (Bot.Pay) sends
+// crawler-max-price, signed, adds up crawler-charged ([Fetcher.Spent]) and
+// sends no request its budget cannot cover (PaymentRequired with
+// [ErrBudgetSpent]). In the default
 // [UsageRecord] mode [Page.Usage] carries what robots.txt and the header
-// say, combined most restrictively. Pacing
+// say, combined most restrictively, and [Page.Rules] what the page's
+// Robots-Tag / X-Robots-Tag fields and robots meta elements tell the bot
+// (noindex, nofollow, noai...). Pacing
 // pauses the host when such a page comes with a rate-limit status (429, 503);
 // one served with another status gets the normal gap only.
 //

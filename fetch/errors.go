@@ -35,6 +35,7 @@ const (
 	InternalAddress                     // the host is, or resolves to, an internal address the bot may not reach (Bot.AllowInternal)
 	InsecureRedirect                    // a redirect from https to plain http, refused (Bot.RefuseDowngrade)
 	UsageRefused                        // the site's usage preferences refuse one of the bot's purposes, and the bot refuses such pages (Bot.UsageMode)
+	PaymentRequired                     // a 402 (the site sells the page: pay per crawl, x402), or a paying bot's budget cannot cover the request (Bot.Pay)
 )
 
 var outcomeNames = [...]string{
@@ -55,13 +56,14 @@ var outcomeNames = [...]string{
 	InternalAddress:  "internal_address",
 	InsecureRedirect: "insecure_redirect",
 	UsageRefused:     "usage_refused",
+	PaymentRequired:  "payment_required",
 }
 
 // String returns the outcome's stable name ("ok", "not_modified",
 // "disallowed", "blocked", "rate_limited", "gave_up", "unreachable",
 // "auth_required", "not_html", "too_large", "too_many_redirects", "timeout",
 // "blocked_domain", "duplicate", "internal_address", "insecure_redirect",
-// "usage_refused"), or "" for values outside the set.
+// "usage_refused", "payment_required"), or "" for values outside the set.
 func (o Outcome) String() string {
 	if o <= 0 || int(o) >= len(outcomeNames) {
 		return ""
@@ -100,6 +102,7 @@ var (
 	ErrInternalAddress  = errors.New("fetch: internal address")
 	ErrInsecureRedirect = errors.New("fetch: redirect from https to http")
 	ErrUsageRefused     = errors.New("fetch: usage refused by the site")
+	ErrPaymentRequired  = errors.New("fetch: payment required")
 )
 
 // Usage errors: the request itself is not one a polite bot sends. They are
@@ -130,6 +133,7 @@ var sentinels = [...]error{
 	InternalAddress:  ErrInternalAddress,
 	InsecureRedirect: ErrInsecureRedirect,
 	UsageRefused:     ErrUsageRefused,
+	PaymentRequired:  ErrPaymentRequired,
 }
 
 // Err returns the outcome's sentinel error (nil for OK, NotModified and
@@ -223,6 +227,8 @@ func classify(err error) Outcome {
 		return Disallowed
 	case errors.Is(err, ErrUsageRefused):
 		return UsageRefused
+	case errors.Is(err, ErrPaymentRequired), errors.Is(err, ErrBudgetSpent):
+		return PaymentRequired
 	case errors.Is(err, challenge.ErrChallenged):
 		return Blocked
 	case errors.Is(err, politeness.ErrGaveUp):

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/politeness"
@@ -27,6 +28,15 @@ type Page struct {
 	Outcome     Outcome           // how the fetch ended
 	Verdict     challenge.Verdict // the challenge verdict when Outcome is Blocked
 	Usage       robots.Usage      // what robots.txt and the response header say about using the page (see Bot.Purposes)
+	Payment     PaymentRequest    // what a 402 asked (Outcome PaymentRequired); zero otherwise
+	// Rules are what the page says to this bot about keeping it and
+	// following its links (noindex, nofollow, noai...): its Robots-Tag and
+	// X-Robots-Tag fields and, for HTML, the robots meta elements of its
+	// head, for every bot and for the bot's own names (token and former
+	// names), as they stand when the answer came (a past
+	// unavailable_after is noindex). Get only reports them: what to keep
+	// is the caller's decision.
+	Rules robots.PageRules
 }
 
 // Fetcher fetches pages as a bot and says how each fetch ended. Make one with
@@ -136,7 +146,9 @@ func (f *Fetcher) CloseIdleConnections() {
 // ask for Cache-Control: no-cache, a machine file or given validators: see
 // [GetOptions]. [WithUserAgentVar] fills User-Agent placeholders.
 //
-// Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; the
+// Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; 402
+// PaymentRequired (never content: [Error.Payment] carries the price asked,
+// if any); the
 // politeness rate-limit statuses (default 429 and 503) RateLimited; any other
 // 5xx Unreachable; every other status OK (check Page.Status).
 func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (page *Page, err error) {
@@ -179,7 +191,9 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (p
 	page, finalKey, err := f.get(ctx, u, rawURL, key, o.Validator)
 	keep := context.WithoutCancel(ctx) // the fetch's own ctx may be what ended it
 	switch {
-	case page == nil || page.Outcome.Retryable():
+	case page == nil || page.Outcome.Retryable() || page.Outcome == PaymentRequired:
+		// A page for sale is not fetched: the mark goes back, so that
+		// a bot that pays (or has budget again) may still fetch it.
 		f.release(keep, key)
 	case finalKey != "" && finalKey != key:
 		if _, err := f.fetched.Add(keep, finalKey); err != nil {
@@ -241,6 +255,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	page.Usage = f.chain.pageUsage(resp)
 	body, err := readAll(resp.Body, bodySize(resp))
 	page.Body = body
+	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())
 	if err != nil {
 		fe := asError(err, page.FinalURL)
 		page.Truncated = fe.Outcome == TooLarge
@@ -283,6 +298,7 @@ func (p *Page) fail(e *Error) (*Page, error) {
 	p.Outcome = e.Outcome
 	p.Verdict = e.Verdict()
 	p.Usage = p.Usage.Combine(e.usage())
+	p.Payment, _ = e.Payment()
 	if e.Status != 0 {
 		p.Status = e.Status
 	}

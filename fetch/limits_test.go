@@ -213,7 +213,7 @@ func TestErrors_C7_TypedThroughURLError(t *testing.T) {
 func TestOutcome_Strings(t *testing.T) {
 	want := []string{"ok", "not_modified", "disallowed", "blocked", "rate_limited", "gave_up", "unreachable",
 		"auth_required", "not_html", "too_large", "too_many_redirects", "timeout", "blocked_domain", "duplicate",
-		"internal_address", "insecure_redirect", "usage_refused"}
+		"internal_address", "insecure_redirect", "usage_refused", "payment_required"}
 	for i, s := range want {
 		o := fetch.Outcome(i + 1)
 		if o.String() != s {

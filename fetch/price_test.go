@@ -3,6 +3,8 @@ package fetch
 import (
 	"encoding/base64"
 	"errors"
+	"net/http"
+	"net/url"
 	"testing"
 )
 
@@ -79,6 +81,39 @@ func FuzzParsePrice(f *testing.F) {
 		again, err := ParsePrice(p.String())
 		if err != nil || again != p {
 			t.Errorf("%q -> %+v -> %q -> %+v, %v", s, p, p.String(), again, err)
+		}
+	})
+}
+
+// FuzzPaymentRequest: any crawler-price, PAYMENT-REQUIRED or crawler-error
+// value is read without panic, and a 402 carrying it is a PaymentRequired
+// error whose message stays bounded.
+func FuzzPaymentRequest(f *testing.F) {
+	f.Add("USD 0.01", "", "")
+	f.Add("", "eyJhY2NlcHRzIjpbeyJzY2hlbWUiOiJleGFjdCJ9XX0=", "")
+	f.Add("", "", "InvalidCrawlerMaxPrice")
+	f.Add("12", "not base64", "x")
+	f.Fuzz(func(t *testing.T, price, x402, crawlErr string) {
+		h := http.Header{}
+		for k, v := range map[string]string{"Crawler-Price": price, "Payment-Required": x402, "Crawler-Error": crawlErr} {
+			if v != "" {
+				h[k] = []string{v}
+			}
+		}
+		pr, ok := paymentRequest(h)
+		if ok != (price != "" || x402 != "" || crawlErr != "") {
+			t.Fatalf("ok %v for %q %q %q", ok, price, x402, crawlErr)
+		}
+		if !pr.Price.IsZero() && pr.Price.Micros < 0 {
+			t.Fatalf("negative price %+v", pr.Price)
+		}
+		u, _ := url.Parse("http://a.test/x")
+		err := checkPayment(&http.Response{StatusCode: http.StatusPaymentRequired, Header: h, Request: &http.Request{URL: u}})
+		if !errors.Is(err, ErrPaymentRequired) || OutcomeOf(err) != PaymentRequired {
+			t.Fatalf("402: %v", err)
+		}
+		if len(err.Error()) > 300 {
+			t.Fatalf("message of %d bytes", len(err.Error()))
 		}
 	})
 }

@@ -306,6 +306,21 @@ func (a Agent) isNamed(name string) bool {
 	return false
 }
 
+// hasMetaTag reports whether body contains "<meta" in any case, without
+// allocating (most pages have no robots meta; they cost one scan).
+func hasMetaTag(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if len(body)-i >= 4 && bytes.EqualFold(body[i:i+4], []byte("meta")) {
+			return true
+		}
+	}
+}
+
 // PageRulesFromHTML returns the rules that the robots meta elements of an
 // HTML document give a: `<meta name="robots" content="…">` for every bot and
 // `<meta name="TOKEN" content="…">` for a's token or a former name. Only meta
@@ -317,7 +332,7 @@ func PageRulesFromHTML(body []byte, a Agent) PageRules {
 	if len(body) > MaxPageRulesBody {
 		body = body[:MaxPageRulesBody]
 	}
-	if !bytes.Contains(bytes.ToLower(body), []byte("<meta")) {
+	if !hasMetaTag(body) {
 		return r
 	}
 	z := html.NewTokenizer(bytes.NewReader(body))

@@ -150,3 +150,32 @@ func FuzzPageRules(f *testing.F) {
 		}
 	})
 }
+
+// A page without robots directives costs no allocation: no header field,
+// and an HTML body without a meta element.
+func TestPageRules_NoAllocWithoutDirectives(t *testing.T) {
+	h := http.Header{"Content-Type": {"text/html"}}
+	body := []byte(strings.Repeat("<p>Some <b>text</b> of a page.</p>\n", 2000))
+	a := robots.Agent{Token: "BothyBot", Former: []string{"CleatBot"}}
+	if n := testing.AllocsPerRun(100, func() {
+		if !robots.PageRulesFromHeader(h, a).Union(robots.PageRulesFromHTML(body, a)).IsZero() {
+			t.Fatal("rules found on a page without any")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per page without directives, want 0", n)
+	}
+	// The quick test for a meta element ignores case and stops at the end.
+	for _, tt := range []struct {
+		body string
+		want string
+	}{
+		{"<HTML><HEAD><Meta Name=ROBOTS content=NOINDEX></HEAD>", "noindex"},
+		{"<head><META name=robots content=nofollow>", "nofollow"},
+		{"<head><met", ""},
+		{"<head>meta name=robots content=noindex <", ""},
+	} {
+		if got := robots.PageRulesFromHTML([]byte(tt.body), a).String(); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}

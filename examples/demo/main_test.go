@@ -55,6 +55,13 @@ func TestDemo_AllPromisesKept(t *testing.T) {
 	if len(ids) != 53 {
 		t.Errorf("BEHAVIOURS.md lists %d promises, the demo's summary is written for 53", len(ids))
 	}
+	// The narrations beyond the promises: usage refused, a noindex page not
+	// kept, a 402 as payment_required, a RateLimit pause before any 429.
+	for _, want := range []string{"Content-Signal: ai-input=no", "X-Robots-Tag: noindex", "payment_required", "RateLimit: r=0;t=2"} {
+		if !regexp.MustCompile(`(?m)^ +new +kept +.*` + regexp.QuoteMeta(want)).MatchString(out.Stdout) {
+			t.Errorf("the demo does not narrate %q as kept:\n%s", want, out.Stdout)
+		}
+	}
 	if !strings.Contains(out.Stdout, "0 broken; 3 more kept by configuration") {
 		t.Errorf("summary line:\n%s", out.Stdout)
 	}

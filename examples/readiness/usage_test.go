@@ -43,7 +43,7 @@ func TestReadiness_UsagePreferencesPerToken(t *testing.T) {
 			"| http://school.test/robots.txt | - | contradiction | hootybot: search=y, but robots.txt does not let it fetch / |",
 			"| http://school.test/robots.txt | - | stated | sofyabot: search=y, train-ai=n |",
 			"| http://school.test/robots.txt | - | stated | *: search=y, ai-input=n |",
-			"| http://school.test/about | 200 | stated | response header: train-ai=n |", // W3C TDMRep
+			"| http://school.test/about | 200 | stated | response header: train-ai=n; TDMRep: tdm-reservation \"1\" |", // W3C TDMRep
 			"6 URLs in",             // the usage lines are statements, not URLs read
 			"| 3 | 3 | 0 | 0 | 0 |", // home, robots.txt, /about found; llms.txt, llms-full.txt, sitemap missing
 		} {

@@ -124,9 +124,9 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 	front.Add(home, 0, "seed")
 
 	// The home page first: it brings robots.txt (and its Sitemap lines).
-	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, Pages: b.pages, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
+	first := &botkit.Crawl{Fetcher: b.f, Frontier: &crawl.Frontier{}, Pages: b.pages, Use: botkit.UseAssistant, OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 		b.keep(it, p, r)
-		if base, err := url.Parse(p.FinalURL); err == nil && r.Outcome == "ok" && botkit.IsHTML(p) {
+		if base, err := url.Parse(p.FinalURL); err == nil && botkit.FollowsLinks(p, r) {
 			front.AddLinks(base, p.Body, 1, origin(site)) // its links join the sitemap's pages
 		}
 	}}
@@ -149,7 +149,7 @@ func (b *bothy) crawl(ctx context.Context, site *url.URL) bool {
 		}
 		log.Info("sitemap read", "pages", len(pages), "requests", res.Requests, "failed", res.Failed(), "skipped", res.SkippedCount)
 	}
-	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, Pages: b.pages, OnPage: b.keep}
+	c := &botkit.Crawl{Fetcher: b.f, Frontier: front, FollowLinks: true, Pages: b.pages, Use: botkit.UseAssistant, OnPage: b.keep}
 	for k, v := range c.Run(ctx, b.s) {
 		counts[k] += v
 	}
@@ -197,7 +197,7 @@ func (b *bothy) freshness(ctx context.Context, site *url.URL) bool {
 		if front.Len() == 0 {
 			continue
 		}
-		c := &botkit.Crawl{Fetcher: b.f, Frontier: front, Fresh: batch.fresh, Pages: b.pages, OnPage: b.keep}
+		c := &botkit.Crawl{Fetcher: b.f, Frontier: front, Fresh: batch.fresh, Pages: b.pages, Use: botkit.UseAssistant, OnPage: b.keep}
 		c.Run(ctx, b.s)
 	}
 	return ok

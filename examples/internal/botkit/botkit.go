@@ -196,7 +196,9 @@ type Result struct {
 	Outcome  string `json:"outcome"`
 	Bytes    int64  `json:"bytes"`
 	Matched  string `json:"matched_link,omitempty"` // directoriesbot: the link that matched
-	Reason   string `json:"reason,omitempty"`       // why: rule, vendor, error text
+	Reason   string `json:"reason,omitempty"`       // why: rule, vendor, error text, what the page's directives changed
+	Rules    string `json:"rules,omitempty"`        // the page's directives for the bot ("noindex, nofollow"), see Use.ApplyRules
+	NotKept  bool   `json:"not_kept,omitempty"`     // fetched ok, but its directives forbid keeping it for the bot's use
 	Listing  string `json:"listing,omitempty"`      // directoriesbot: the directory
 }
 

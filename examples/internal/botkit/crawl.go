@@ -25,8 +25,13 @@ type Crawl struct {
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
 	OnPage func(it crawl.Item, p *fetch.Page, r Result)
-	// Pages, if set, stores the text of every page fetched ok.
+	// Pages, if set, stores the text of every page fetched ok and not
+	// dropped by its directives (see Use).
 	Pages *PageStore
+	// Use is what the bot keeps pages for: it decides which page
+	// directives drop a page (see [Use.ApplyRules]); nofollow pages' links
+	// are never followed.
+	Use Use
 
 	mu     sync.Mutex // guards counts, failed
 	counts map[string]int
@@ -57,6 +62,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 		Get: func(ctx context.Context, it crawl.Item) crawl.Page {
 			p, err := c.Fetcher.Get(ctx, it.URL.String(), fetch.GetOptions{Fresh: c.Fresh})
 			r := ResultOf(it.URL.String(), p, err)
+			c.Use.ApplyRules(&r, p)
 			s.Out.Emit(r)
 			c.mu.Lock()
 			c.counts[r.Outcome]++
@@ -75,7 +81,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 					cp.FinalURL = u
 				}
 			}
-			if p != nil && err == nil && IsHTML(p) {
+			if FollowsLinks(p, r) {
 				cp.Body = p.Body
 			}
 			return cp

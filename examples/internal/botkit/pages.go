@@ -22,11 +22,12 @@ type PageStore struct {
 	Dir string
 }
 
-// Save stores p's text if it is an HTML page fetched ok. It returns the
+// Save stores p's text if it is an HTML page fetched ok that its
+// directives let the bot keep (not r.NotKept). It returns the
 // error of writing the file (a read-only directory, a full disk); the
 // caller reports it ([Crawl] does, with [Session.WorkFailed]).
 func (ps *PageStore) Save(u *url.URL, p *fetch.Page, r Result) error {
-	if ps == nil || ps.Dir == "" || p == nil || r.Outcome != "ok" || !IsHTML(p) {
+	if ps == nil || ps.Dir == "" || p == nil || r.Outcome != "ok" || r.NotKept || !IsHTML(p) {
 		return nil
 	}
 	title, text, _ := links.Text(bytes.NewReader(p.Body))

@@ -142,14 +142,22 @@ const (
 	chainHooty       = "hooty"
 	chainNews        = "news"
 	chainDirectories = "directories"
+	chainSignals     = "signals"
 )
 
 var chainHosts = map[string][]string{
-	chainParish: {demoweb.Parish},
-	chainAbbey:  {demoweb.Abbey},
-	chainHooty:  {demoweb.School, demoweb.Shop, demoweb.Down, demoweb.Dead, demoweb.Busy, demoweb.Slow},
-	chainNews:   demoweb.NewsHosts,
+	chainParish:  {demoweb.Parish},
+	chainAbbey:   {demoweb.Abbey},
+	chainHooty:   {demoweb.School, demoweb.Shop, demoweb.Down, demoweb.Dead, demoweb.Busy, demoweb.Slow},
+	chainNews:    demoweb.NewsHosts,
+	chainSignals: demoweb.SignalHosts,
 }
+
+// extra is the ID of a narration that is not a promise of BEHAVIOURS.md
+// (what the bots do with usage preferences, page directives, pay per crawl
+// and rate-limit fields): checked and counted like the others, never listed
+// among the promises shown.
+const extra = "new"
 
 // A claim is one promise shown by a run: its ID, what it says, and a check
 // over what happened that returns the evidence (or what broke it).
@@ -285,7 +293,7 @@ func (d *demo) show(id string) {
 	if d.shown == nil {
 		d.shown = map[string]bool{}
 	}
-	if id != "bad" {
+	if id != "bad" && id != extra {
 		d.shown[id] = true
 	}
 }

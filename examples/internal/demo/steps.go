@@ -68,6 +68,7 @@ func (d *demo) steps() []step {
 	parish := "http://" + demoweb.Parish + "/"
 	bothyArgs := []string{"-json", "-key", d.bothyKey, "-state", filepath.Join(d.dir, "bothy.db"), "-out", filepath.Join(d.dir, "bothy-pages")}
 	hootyPages := filepath.Join(d.dir, "hooty-pages")
+	signalPages := filepath.Join(d.dir, "signals-pages")
 	listingsFile := filepath.Join(d.dir, "listings.csv")
 	blockFile := filepath.Join(d.dir, "blocked.txt")
 	dirArgs := []string{"-json", "-key", d.dirKey, "-state", filepath.Join(d.dir, "directories.db"), "-listings", listingsFile, "-blocklist", blockFile}
@@ -213,6 +214,46 @@ func (d *demo) steps() []step {
 					res := r.result("http://" + demoweb.Shop + "/")
 					_, err := os.Stat(filepath.Join(hootyPages, demoweb.Shop))
 					return res.Outcome == "blocked" && os.IsNotExist(err), fmt.Sprintf("%s served a challenge with status %d: reported as %q (%s), not stored", demoweb.Shop, res.Status, res.Outcome, res.Reason)
+				}},
+			}},
+		{chain: chainSignals, bot: "HootyBot", title: "sites that say more than Allow/Disallow: usage, page directives, a price, a quota", run: hooty.Run,
+			args: []string{"-json", "-state", filepath.Join(d.dir, "signals.db"), "-max-pages", "20", "-max-wait", "10m", "-out", signalPages,
+				"http://" + demoweb.AISignal + "/", "http://" + demoweb.NoIndex + "/", "http://" + demoweb.Paywall + "/", "http://" + demoweb.Quota + "/"},
+			claims: []claim{
+				{extra, func(r *record) (bool, string) {
+					n, home := len(r.to(demoweb.AISignal)), r.result("http://"+demoweb.AISignal+"/")
+					return n == 1 && home.Outcome == "usage_refused", fmt.Sprintf("%s's robots.txt says Content-Signal: ai-input=no: only robots.txt was requested (%d request); its home page is %q (%s)",
+						demoweb.AISignal, n, home.Outcome, home.Reason)
+				}},
+				{extra, func(r *record) (bool, string) {
+					home, about := r.result("http://"+demoweb.NoIndex+"/"), r.result("http://"+demoweb.NoIndex+"/about")
+					_, errHome := os.Stat(filepath.Join(signalPages, demoweb.NoIndex, "index_.txt"))
+					_, errAbout := os.Stat(filepath.Join(signalPages, demoweb.NoIndex, "about.txt"))
+					ok := len(r.to(demoweb.NoIndex, "/")) == 1 && home.NotKept && os.IsNotExist(errHome) && errAbout == nil
+					return ok, fmt.Sprintf("%s's home page said X-Robots-Tag: %s: fetched, not kept (%s); /about, which says nothing, kept (%s)",
+						demoweb.NoIndex, home.Rules, home.Reason, about.Outcome)
+				}},
+				{extra, func(r *record) (bool, string) {
+					a := r.result("http://" + demoweb.Paywall + "/article")
+					_, err := os.Stat(filepath.Join(signalPages, demoweb.Paywall, "article.txt"))
+					n := len(r.to(demoweb.Paywall, "/article"))
+					return n == 1 && a.Outcome == "payment_required" && a.Status == http.StatusPaymentRequired && os.IsNotExist(err),
+						fmt.Sprintf("%s/article answered 402 with crawler-price: %q (%s), requested %d time, nothing stored; HootyBot pays nothing", demoweb.Paywall, a.Outcome, a.Reason, n)
+				}},
+				{extra, func(r *record) (bool, string) {
+					reqs := r.to(demoweb.Quota)
+					sort.Slice(reqs, func(i, j int) bool { return reqs[i].Start.Before(reqs[j].Start) })
+					for i, q := range reqs {
+						if q.Status == http.StatusTooManyRequests {
+							return false, q.URL() + " answered 429"
+						}
+						if q.Path == "/" && i+1 < len(reqs) {
+							gap := reqs[i+1].Start.Sub(q.End)
+							return gap >= demoweb.QuotaReset, fmt.Sprintf("%s's home page said RateLimit: r=0;t=%d: the host was paused before any 429; the next request, for %s, came %s later",
+								demoweb.Quota, int(demoweb.QuotaReset.Seconds()), reqs[i+1].Path, gap.Round(time.Millisecond))
+						}
+					}
+					return false, fmt.Sprintf("no request after %s's home page: %s", demoweb.Quota, paths(reqs))
 				}},
 			}},
 		{chain: chainNews, bot: "SofyaBot", title: "index crawl across four news sites", run: sofya.Run,

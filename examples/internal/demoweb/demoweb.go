@@ -28,6 +28,20 @@ const (
 	Directory = "citydir.test"        // the directory whose listings are checked
 )
 
+// Sites that say more than Allow/Disallow (HootyBot's signals step).
+const (
+	AISignal = "ai-signal.test" // robots.txt Content-Signal: ai-input=no
+	NoIndex  = "noindex.test"   // the home page says X-Robots-Tag: noindex
+	Paywall  = "paywall.test"   // /article answers 402 with crawler-price (pay per crawl)
+	Quota    = "quota.test"     // the home page says RateLimit r=0;t=2: no quota left for 2 s
+)
+
+// SignalHosts are the sites of the signals step.
+var SignalHosts = []string{AISignal, NoIndex, Paywall, Quota}
+
+// QuotaReset is the t of quota.test's RateLimit field.
+const QuotaReset = 2 * time.Second
+
 // NewsHosts are the sites of SofyaBot's index crawl.
 var NewsHosts = []string{"news-a.test", "news-b.test", "news-c.test", "news-d.test"}
 
@@ -72,7 +86,25 @@ func New() *Web {
 	w.abbey()
 	w.news()
 	w.directories()
+	w.signals()
 	return w
+}
+
+func (w *Web) signals() {
+	open := fetchtest.Robots("User-agent: *\nAllow: /\n")
+	w.Host(AISignal).
+		Handle("/robots.txt", fetchtest.Robots("User-agent: *\nContent-Signal: search=yes, ai-input=no, ai-train=no\nAllow: /\n")).
+		Fallback(fetchtest.HTML(page("Recipes", "/soup")))
+	w.Host(NoIndex).Handle("/robots.txt", open).
+		Handle("/", fetchtest.Page{Body: page("Noticeboard", "/about"), Header: http.Header{"X-Robots-Tag": {"noindex"}}}).
+		Handle("/about", fetchtest.HTML(page("About the noticeboard")))
+	w.Host(Paywall).Handle("/robots.txt", open).
+		Handle("/", fetchtest.HTML(page("Journal", "/article"))).
+		Handle("/article", fetchtest.Status(http.StatusPaymentRequired, "crawler-price: USD 0.01"))
+	w.Host(Quota).Handle("/robots.txt", open).
+		Handle("/", fetchtest.Page{Body: page("Catalogue", "/books"),
+			Header: http.Header{"Ratelimit": {fmt.Sprintf(`"default";r=0;t=%d`, int(QuotaReset.Seconds()))}}}).
+		Handle("/books", fetchtest.HTML(page("Books")))
 }
 
 func page(title string, hrefs ...string) string { return pageWith(title, "", hrefs...) }

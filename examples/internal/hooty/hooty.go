@@ -48,6 +48,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		front.Add(u, 0, "seed")
 	}
 	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, Pages: &botkit.PageStore{Dir: *out},
+		Use: botkit.UseAssistant, // an assistant's source: noindex and noai pages are not kept
 		OnPage: func(it crawl.Item, p *fetch.Page, r botkit.Result) {
 			switch r.Outcome {
 			case "blocked": // H8: discarded and reported, never stored

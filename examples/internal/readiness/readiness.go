@@ -10,8 +10,11 @@ package readiness
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -24,6 +27,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/report"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/robots"
+	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/sitemap"
 )
 
@@ -61,7 +65,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		return code
 	}
 	defer s.Close()
-	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full,
+	c := &checker{s: s, f: fetcher, maxPages: f.MaxPages, full: *full, signer: bot.Signer,
 		agent: robots.Agent{Token: bot.Token, Former: bot.FormerTokens}, purposes: bot.Purposes,
 		walker: &sitemap.Walker{Client: fetcher.Client(), Store: s.SitemapStore(), Logger: s.Log}}
 
@@ -89,6 +93,7 @@ type checker struct {
 	full     bool
 	agent    robots.Agent
 	purposes []robots.Purpose // what BothyBot uses pages for
+	signer   *signing.Signer  // BothyBot's Web Bot Auth signer
 }
 
 // check runs the readiness check of one site.
@@ -107,7 +112,11 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 		if botkit.Failed(err) {
 			c.s.WorkFailed("not read", "url", raw, "outcome", r.Outcome, "why", r.Reason)
 		}
-		add(item(kind, r))
+		it := item(kind, r)
+		if kind == "ai-file" {
+			aiFile(&it, p)
+		}
+		add(it)
 		c.headerUsage(p, add)
 		return p, err
 	}
@@ -140,6 +149,8 @@ func (c *checker) check(ctx context.Context, site *url.URL) *report.Report {
 	} else {
 		add(report.Item{Kind: "robots", URL: robotsURL, Outcome: "unreachable", Why: botkit.Reason(homePage, homeErr)})
 	}
+
+	add(c.identity(ctx, home))
 
 	for _, p := range AIFiles {
 		get("ai-file", home.ResolveReference(&url.URL{Path: p}).String())
@@ -243,15 +254,92 @@ func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
 	if p == nil {
 		return
 	}
+	if !p.Rules.IsZero() {
+		add(report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated",
+			Why: "page directives for BothyBot (X-Robots-Tag, Robots-Tag, robots meta): " + p.Rules.String() + "; " + directiveEffect(p.Rules)})
+	}
 	u := robots.UsageFromHeader(p.Header)
 	if u.IsZero() {
 		return
 	}
 	it := report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated", Why: "response header: " + u.String()}
+	if v := p.Header.Get("Tdm-Reservation"); v != "" {
+		it.Why += fmt.Sprintf("; TDMRep: tdm-reservation %.10q", v)
+		if pol := p.Header.Get("Tdm-Policy"); pol != "" {
+			it.Why += fmt.Sprintf(", tdm-policy %.200q", pol)
+		}
+	}
 	if pu, ok := u.Disallows(c.purposes); ok {
 		it.Why += fmt.Sprintf("; refuses %s: BothyBot's crawl will not use this page", pu)
 	}
 	add(it)
+}
+
+// identity says whether a site that checks Web Bot Auth would verify
+// BothyBot: a request to the site's home page, signed as BothyBot signs, is
+// checked by signing.Verifier the way a site checks it, fetching BothyBot's
+// own key directory (with the bot's own client). Nothing is sent to the
+// site. A directory that cannot be read is said so, not counted as a
+// failure of the site.
+func (c *checker) identity(ctx context.Context, home *url.URL) report.Item {
+	dir := profiles.KeyDirectory(profiles.BothyAgent)
+	it := report.Item{Kind: "identity", URL: dir}
+	if c.signer == nil {
+		it.Outcome, it.Why = "unknown", "BothyBot signs nothing here: no key"
+		return it
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, home.String(), nil)
+	if err == nil {
+		err = c.signer.Sign(req)
+	}
+	if err != nil {
+		it.Outcome, it.Why = "unknown", "could not sign a request as BothyBot: "+err.Error()
+		return it
+	}
+	v := &signing.Verifier{Client: c.f.Client()} // the directory is fetched as BothyBot: identified, paced, robots.txt first
+	res, err := v.Verify(req)
+	var se *signing.VerifyError
+	switch {
+	case err == nil:
+		it.Outcome, it.Why = "verified", "a site checking Web Bot Auth would verify BothyBot: key "+res.KeyID+" found in "+res.Directory
+	case errors.As(err, &se) && se.Reason == signing.ReasonDirectory:
+		it.Outcome, it.Why = "unknown", "BothyBot's key directory could not be read, so whether a site would verify it cannot be said: "+err.Error()
+	default:
+		it.Outcome, it.Why = "unverified", "a site checking Web Bot Auth would NOT verify BothyBot: "+err.Error()
+	}
+	return it
+}
+
+// aiFile counts an llms.txt or llms-full.txt as found only when a 2xx
+// answer carries text (text/plain or text/markdown): many sites answer a
+// missing file with an HTML page and a 200 (a soft 404).
+func aiFile(it *report.Item, p *fetch.Page) {
+	if !it.Found() || p == nil || p.Header == nil {
+		return
+	}
+	ct := p.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "text/plain" || mt == "text/markdown" || mt == "text/x-markdown") {
+		return
+	}
+	it.Outcome = "soft_404"
+	it.Why = fmt.Sprintf("answered %d with Content-Type %q, not text: a page standing in for a missing file (soft 404)", p.Status, ct)
+}
+
+// directiveEffect says what page rules r mean for BothyBot's crawl, which
+// keeps pages for an assistant.
+func directiveEffect(r robots.PageRules) string {
+	var e []string
+	if r.NoIndex || r.NoAI {
+		e = append(e, "BothyBot's crawl will not keep this page")
+	}
+	if r.NoFollow {
+		e = append(e, "its links are not followed")
+	}
+	if len(e) == 0 {
+		return "BothyBot keeps the page"
+	}
+	return strings.Join(e, ", ")
 }
 
 // grants reports whether u allows any purpose.

@@ -13,13 +13,18 @@ import (
 
 // Item is one URL the readiness check looked at.
 type Item struct {
-	Kind    string // "home", "robots", "usage", "ai-file", "sitemap", "page"
+	Kind    string // "home", "robots", "usage", "identity", "ai-file", "sitemap", "page"
 	URL     string
 	Status  int    // HTTP status, 0 when no response
-	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...; for "usage": "stated", "none", "contradiction"
+	Outcome string // fetch outcome: "ok", "disallowed", "blocked", "unreachable", ...; for "usage": "stated", "none", "contradiction"; for "identity": "verified", "unverified", "unknown"; for "ai-file": "soft_404" when a 200 is not text
 	Bytes   int64
 	Why     string // human explanation of the outcome (rule, vendor, error)
 }
+
+// statement reports whether the item says what something states (usage
+// preferences, page directives, whether the bot's signature verifies)
+// rather than a URL read: such items are not counted as URLs.
+func (it Item) statement() bool { return it.Kind == "usage" || it.Kind == "identity" }
 
 // Found reports whether the item was fetched and is there.
 func (it Item) Found() bool {
@@ -43,13 +48,14 @@ type Summary struct {
 // URLs is how many URLs the summary counts.
 func (s Summary) URLs() int { return s.Found + s.Missing + s.Disallowed + s.Blocked + s.Errors }
 
-// Summary classifies the items: found, missing (404/410), disallowed by
+// Summary classifies the items: found, missing (404/410, or a soft 404: a
+// page answering for a missing file), disallowed by
 // robots.txt, blocked by bot protection, and other errors. Usage items are
 // statements, not URLs read: they are not counted.
 func (r *Report) Summary() Summary {
 	var s Summary
 	for _, it := range r.Items {
-		if it.Kind == "usage" {
+		if it.statement() {
 			continue
 		}
 		switch class(it) {
@@ -70,7 +76,7 @@ func (r *Report) Summary() Summary {
 
 func class(it Item) string {
 	switch {
-	case it.Kind == "usage":
+	case it.statement():
 		return "usage-" + it.Outcome
 	case it.Found():
 		return "found"
@@ -78,22 +84,23 @@ func class(it Item) string {
 		return "disallowed"
 	case it.Outcome == "blocked":
 		return "blocked"
-	case it.Status == 404 || it.Status == 410:
+	case it.Status == 404 || it.Status == 410 || it.Outcome == "soft_404":
 		return "missing"
 	}
 	return "error"
 }
 
 var kindTitle = map[string]string{
-	"home":    "Home page",
-	"robots":  "robots.txt",
-	"usage":   "Usage preferences: robots.txt per token, response headers",
-	"ai-file": "Files for AI assistants",
-	"sitemap": "Sitemaps",
-	"page":    "Pages",
+	"home":     "Home page",
+	"robots":   "robots.txt",
+	"usage":    "Usage preferences: robots.txt per token, response headers",
+	"identity": "Web Bot Auth: would a site verify the bot's signature",
+	"ai-file":  "Files for AI assistants",
+	"sitemap":  "Sitemaps",
+	"page":     "Pages",
 }
 
-var kindOrder = []string{"home", "robots", "usage", "ai-file", "sitemap", "page"}
+var kindOrder = []string{"home", "robots", "usage", "identity", "ai-file", "sitemap", "page"}
 
 type section struct {
 	Title string
@@ -135,7 +142,7 @@ func statusText(it Item) string {
 }
 
 func verdict(it Item) string {
-	if it.Kind == "usage" {
+	if it.statement() {
 		return it.Outcome
 	}
 	switch class(it) {

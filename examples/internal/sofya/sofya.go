@@ -68,7 +68,8 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
 	}
 	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel,
-		Pages: &botkit.PageStore{Dir: *out}}
+		Pages: &botkit.PageStore{Dir: *out},
+		Use:   botkit.UseIndex} // a search index: noindex pages are not kept; noai does not concern search
 	counts := c.Run(ctx, s)
 	s.Log.Info("crawl done", "sites", len(seeds), "outcomes", botkit.Summary(counts))
 	return s.Exit(ctx, code)
