@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
 // Crawl is one crawl run over a frontier with a bot's fetcher.

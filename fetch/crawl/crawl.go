@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/fetch/links"
 )
 
 // Page is what a bot's Get reports for one item.
@@ -18,9 +18,9 @@ type Page struct {
 	Body     []byte // HTML to read links from (nil: no links)
 	Bytes    int64
 	Reason   string // why, for the report
-	// StopSite tells the crawler to give up the item's whole site: the host
-	// is down, asked for a wait longer than the bot takes, or its robots.txt
-	// is unreachable (H4, H5, H6).
+	// StopSite tells the crawler to give up the item's whole site (for
+	// example: the host is down, asked for a wait longer than the crawler
+	// takes, or its robots.txt is unreachable). Its queued items are dropped.
 	StopSite bool
 	// Retry asks for one more attempt later (a rate-limit answer: the site
 	// is paused, the page is still wanted).

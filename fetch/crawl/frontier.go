@@ -1,13 +1,3 @@
-// Package crawl is the crawling loop the example crawlers share: a frontier
-// of per-host queues with a seen set of normalised URLs (S8: each URL once),
-// a page cap per site (H7, B10), and one worker per host so that many hosts
-// are crawled side by side (S11) while each host sees one request at a time
-// (the politeness transport enforces the per-host pacing underneath).
-//
-// With a [Journal] the frontier survives the process: every queued URL is
-// recorded, and a URL leaves the journal only in the step that records its
-// outcome, so a crawl killed at any moment resumes where it stopped
-// ([Frontier.Resume]) and marks no URL done whose outcome was not recorded.
 package crawl
 
 import (
@@ -18,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/fetch/links"
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
@@ -270,7 +260,7 @@ func (f *Frontier) retry(it Item) (Item, bool) {
 	return it, true
 }
 
-// Seen reports whether u was ever queued (S8).
+// Seen reports whether u (normalised) was ever queued or marked seen.
 func (f *Frontier) Seen(u *url.URL) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -366,7 +356,7 @@ var nonHTML = map[string]bool{
 
 // LooksHTML reports whether u may name an HTML page: its path does not end
 // in the extension of another kind of file (.pdf, .jpg, .zip...). An
-// HTML-only bot (H7) does not even ask for the others.
+// HTML-only crawler need not even ask for the others.
 func LooksHTML(u *url.URL) bool {
 	return !nonHTML[strings.ToLower(path.Ext(u.Path))]
 }

@@ -1,9 +1,3 @@
-// Package links reads the links on an HTML page and compares URLs the way a
-// crawler and a reciprocal-link checker need to: relative links resolved
-// against the page (and its <base href>), URLs normalised so that two
-// spellings of one address compare equal.
-//
-// It is shared by the example bots; URLs are normalised as fetch does.
 package links
 
 import (
@@ -155,8 +149,8 @@ func clip(s string) string {
 }
 
 // Normalize returns the canonical spelling of u used to compare and
-// deduplicate URLs: [fetch.Normalize] (the form under which the bots' fetch
-// layer keeps its fetched set), with any user information dropped. A URL
+// deduplicate URLs: [fetch.Normalize] (the form under which a
+// [fetch.Fetcher] keeps its fetched set), with any user information dropped. A URL
 // that fetch.Normalize refuses (not http or https) is returned as written.
 func Normalize(u *url.URL) string {
 	if u == nil {

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/fetch/links"
 )
 
 func ExampleExtract() {
