@@ -2,12 +2,17 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"mime"
 	"net/url"
 	"sync"
 	"sync/atomic"
 
+	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/links"
+	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
 )
 
 // Page is what a bot's Get reports for one item.
@@ -28,11 +33,23 @@ type Page struct {
 }
 
 // Crawler runs a [Frontier] to the end: one worker per site with queued
-// items, at most Parallel sites at once. It is used once.
+// items, at most Parallel sites at once (see the package doc for the order
+// of events). Set Frontier and either Get or Fetcher; the other fields are
+// optional. A Crawler is used once; Done may be called from any goroutine
+// while it runs.
 type Crawler struct {
 	Frontier *Frontier
-	// Get fetches one item. It is called for one item at a time per site.
+	// Get fetches one item. It is called for one item at a time per site,
+	// from that site's worker. nil: Fetcher fetches it and Handle sees it.
 	Get func(ctx context.Context, it Item) Page
+	// Fetcher fetches each item when Get is nil; its result becomes the
+	// item's Page through [PageOf].
+	Fetcher *fetch.Fetcher
+	// Handle, if set (and Get is nil), sees every page Fetcher fetched
+	// without error, before the page's links are queued. It is called from
+	// the site's worker, so calls for different sites run concurrently. An
+	// error is logged; the crawl goes on.
+	Handle func(ctx context.Context, it Item, p *fetch.Page) error
 	// FollowLinks queues the same-site links of every HTML page (rel=nofollow
 	// links are not followed).
 	FollowLinks bool
@@ -59,8 +76,20 @@ type Crawler struct {
 // Done returns the number of items fetched so far.
 func (c *Crawler) Done() int { return int(c.done.Load()) }
 
-// Run crawls until the frontier is empty or ctx ends.
-func (c *Crawler) Run(ctx context.Context) {
+// ErrNoFetcher is returned by [Crawler.Run] without a Frontier, or
+// without Get and Fetcher.
+var ErrNoFetcher = errors.New("crawl: Crawler needs a Frontier and a Get or Fetcher")
+
+// Run crawls until the frontier is empty (it returns nil) or ctx ends (it
+// returns ctx.Err() once every worker has finished its current item; items
+// not recorded stay queued, see the package doc).
+func (c *Crawler) Run(ctx context.Context) error {
+	if c.Frontier == nil || (c.Get == nil && c.Fetcher == nil) {
+		return ErrNoFetcher
+	}
+	if c.Get == nil {
+		c.Get = c.fetch
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -72,6 +101,63 @@ func (c *Crawler) Run(ctx context.Context) {
 	c.active = map[string]bool{}
 	c.schedule(ctx)
 	c.wg.Wait()
+	return ctx.Err()
+}
+
+// fetch is Get with the Fetcher and Handle.
+func (c *Crawler) fetch(ctx context.Context, it Item) Page {
+	p, err := c.Fetcher.Get(ctx, it.URL.String())
+	if err == nil && c.Handle != nil {
+		if herr := c.Handle(ctx, it, p); herr != nil {
+			c.Log.Warn("page handler failed", "url", it.URL.Redacted(), "err", herr)
+		}
+	}
+	return PageOf(p, err)
+}
+
+// PageOf turns the result of [fetch.Fetcher.Get] into the Page a Crawler
+// acts on: the outcome, status, final URL and size; the body only for an
+// HTML page fetched without error (its links are followed); StopSite for an
+// error that gives up the whole site ([StopsSite]); Retry for a
+// rate-limited fetch ([fetch.ErrRateLimited]).
+func PageOf(p *fetch.Page, err error) Page {
+	cp := Page{Outcome: fetch.OutcomeOf(err).String(), StopSite: StopsSite(err), Retry: errors.Is(err, fetch.ErrRateLimited)}
+	if err != nil {
+		cp.Reason = err.Error()
+	}
+	if p == nil {
+		return cp
+	}
+	cp.Status, cp.Bytes = p.Status, int64(len(p.Body))
+	if p.FinalURL != "" {
+		if u, perr := url.Parse(p.FinalURL); perr == nil {
+			cp.FinalURL = u
+		}
+	}
+	if err == nil && IsHTML(p) {
+		cp.Body = p.Body
+	}
+	return cp
+}
+
+// StopsSite reports whether a fetch that ended with err gives up its whole
+// site: the fetcher or the politeness transport gave up on the host, the
+// host is down, or its robots.txt is unreachable.
+func StopsSite(err error) bool {
+	var de *robots.DisallowedError
+	return errors.Is(err, fetch.ErrGaveUp) || errors.Is(err, politeness.ErrGaveUp) ||
+		errors.Is(err, politeness.ErrHostDown) ||
+		(errors.As(err, &de) && de.Unreachable)
+}
+
+// IsHTML reports whether a fetched page is an HTML document (by its
+// Content-Type).
+func IsHTML(p *fetch.Page) bool {
+	if p == nil || p.Header == nil {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(p.Header.Get("Content-Type"))
+	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
 }
 
 // schedule starts a worker for every site with work and no worker.

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -181,9 +182,27 @@ func TestCrawler_Cancel(t *testing.T) {
 		cancel()
 		return Page{}
 	}}
-	c.Run(ctx)
+	if err := c.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel = %v; want context.Canceled", err)
+	}
 	if c.Done() > 2 {
 		t.Errorf("%d fetched after cancel", c.Done())
+	}
+}
+
+func TestCrawler_NeedsFrontierAndFetcher(t *testing.T) {
+	get := func(context.Context, Item) Page { return Page{} }
+	for name, c := range map[string]*Crawler{
+		"nothing":     {},
+		"no frontier": {Get: get},
+		"no fetcher":  {Frontier: &Frontier{}},
+	} {
+		if err := c.Run(context.Background()); !errors.Is(err, ErrNoFetcher) {
+			t.Errorf("%s: Run = %v; want ErrNoFetcher", name, err)
+		}
+	}
+	if err := (&Crawler{Frontier: &Frontier{}, Get: get}).Run(context.Background()); err != nil {
+		t.Errorf("Run of an empty frontier = %v; want nil", err)
 	}
 }
 

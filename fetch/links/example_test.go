@@ -23,3 +23,22 @@ func ExampleExtract() {
 	// http://bakery.test/contact "contact" rel="nofollow"
 	// true https://WWW.CityDir.test:443/listing/bakery#reviews
 }
+
+func ExampleNormalize() {
+	for _, s := range []string{"HTTP://User:secret@Example.TEST:80/a/./b/../c?#frag", "https://example.test:443"} {
+		u, _ := url.Parse(s)
+		fmt.Println(links.Normalize(u))
+	}
+	// Output:
+	// http://example.test/a/c
+	// https://example.test/
+}
+
+func ExampleText() {
+	title, text, _ := links.Text(strings.NewReader(`<html><head><title> Opening  hours </title><style>p{}</style></head>
+		<body><h1>Bakery</h1><p>Open   daily<script>track()</script></p></body></html>`))
+	fmt.Printf("%q\n%q\n", title, text)
+	// Output:
+	// "Opening hours"
+	// "Bakery\nOpen daily\n"
+}
