@@ -38,7 +38,12 @@
 //
 // # Memory
 //
-// The frontier keeps every queued item and the normalised key of every URL
-// it has seen in memory: about a few hundred bytes per URL. Bound it with
-// MaxPerSite and Allowed.
+// The frontier keeps in memory the normalised key of every URL it has seen
+// (about 100 bytes each) and its queued items (about 370 bytes each with
+// their key; see BENCHMARKS.md). With [Frontier.Spill] and
+// [Frontier.MaxInMemory] at most MaxInMemory queued items stay in memory
+// (plus one brought back for a site whose queue ran dry): the others wait in
+// the Spill, in each site's order, and come back in batches. Package
+// boltjournal's Journal is such a Spill, in the same bbolt file. The seen
+// set is not spilled: bound it with MaxPerSite and Allowed.
 package crawl

@@ -28,10 +28,21 @@ type Frontier struct {
 	// Set it before the first Add.
 	Journal Journal
 
+	// Spill, if set with MaxInMemory, holds the queued items beyond
+	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
+	// are, else (or when its site already has spilled items, to keep each
+	// site's order) it goes to Spill, and comes back in batches when its
+	// site's queue in memory runs dry. The seen set stays in memory. Set
+	// both before the first Add.
+	Spill       Spill
+	MaxInMemory int
+
 	mu     sync.Mutex // guards the fields below
 	seen   map[string]bool
 	queues map[string][]Item
 	count  map[string]int
+	inMem  int            // items in queues
+	spilt  map[string]int // items of each site in Spill
 	queued int
 	err    error // first journal error of Add and the like
 }
@@ -79,8 +90,7 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 			continue
 		}
 		f.seen[it.Key] = true
-		f.queues[it.Site] = append(f.queues[it.Site], it)
-		f.queued++
+		f.enqueue(it)
 	}
 	for site, n := range counts {
 		f.count[site] = max(f.count[site], n)
@@ -98,8 +108,60 @@ func (f *Frontier) Record(ctx context.Context, step Step) error {
 
 func (f *Frontier) init() {
 	if f.seen == nil {
-		f.seen, f.queues, f.count = map[string]bool{}, map[string][]Item{}, map[string]int{}
+		f.seen, f.queues, f.count, f.spilt = map[string]bool{}, map[string][]Item{}, map[string]int{}, map[string]int{}
 	}
+}
+
+// Spill holds a [Frontier]'s queued items beyond its MaxInMemory, one FIFO
+// queue per site. Implementations must be safe for concurrent use; the
+// Frontier calls them with its lock held, one call at a time.
+type Spill interface {
+	// Push appends items (all of one site) to that site's queue.
+	Push(ctx context.Context, site string, items []Item) error
+	// Pop removes and returns up to n items from the head of site's queue.
+	Pop(ctx context.Context, site string, n int) ([]Item, error)
+}
+
+// enqueue puts it at the end of its site's queue: in memory, or in Spill
+// (see Frontier.Spill). A Spill error keeps the item in memory. f.mu is held.
+func (f *Frontier) enqueue(it Item) {
+	f.queued++
+	if f.Spill != nil && f.MaxInMemory > 0 && (f.inMem >= f.MaxInMemory || f.spilt[it.Site] > 0) {
+		err := f.Spill.Push(context.Background(), it.Site, []Item{it})
+		if err == nil {
+			f.spilt[it.Site]++
+			return
+		}
+		if f.err == nil {
+			f.err = err
+		}
+	}
+	f.queues[it.Site] = append(f.queues[it.Site], it)
+	f.inMem++
+}
+
+// refill brings back a batch of site's spilled items into memory, at least
+// one, at most what MaxInMemory leaves room for. f.mu is held.
+func (f *Frontier) refill(site string) {
+	n := min(f.spilt[site], max(1, f.MaxInMemory-f.inMem))
+	its, err := f.Spill.Pop(context.Background(), site, n)
+	if err != nil {
+		if f.err == nil {
+			f.err = err
+		}
+		return
+	}
+	if len(its) == 0 { // the Spill lost them: stop counting them
+		f.queued -= f.spilt[site]
+		delete(f.spilt, site)
+		return
+	}
+	f.spilt[site] -= len(its)
+	if f.spilt[site] <= 0 {
+		delete(f.spilt, site)
+	}
+	f.queues[site] = append(f.queues[site], its...)
+	f.inMem += len(its)
 }
 
 // Item is one URL to fetch.
@@ -196,11 +258,10 @@ func (f *Frontier) admit(u *url.URL, depth int, from string) (Item, bool) {
 	}
 	f.seen[key] = true
 	f.count[site]++
-	f.queued++
 	v := *u
 	v.Fragment, v.RawFragment = "", ""
 	it := Item{URL: &v, Key: key, Site: site, Depth: depth, From: from}
-	f.queues[site] = append(f.queues[site], it)
+	f.enqueue(it)
 	return it, true
 }
 
@@ -255,8 +316,7 @@ func (f *Frontier) retry(it Item) (Item, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.init()
-	f.queues[it.Site] = append(f.queues[it.Site], it)
-	f.queued++
+	f.enqueue(it)
 	return it, true
 }
 
@@ -291,6 +351,9 @@ func (f *Frontier) mark(u *url.URL, counted bool) {
 func (f *Frontier) Next(site string) (Item, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.queues[site]) == 0 && f.spilt[site] > 0 {
+		f.refill(site)
+	}
 	q := f.queues[site]
 	if len(q) == 0 {
 		return Item{}, false
@@ -302,6 +365,7 @@ func (f *Frontier) Next(site string) (Item, bool) {
 		delete(f.queues, site)
 	}
 	f.queued--
+	f.inMem--
 	return it, true
 }
 
@@ -317,6 +381,13 @@ func (f *Frontier) Drop(site string) int {
 func (f *Frontier) drop(site string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for f.spilt[site] > 0 {
+		n := f.spilt[site]
+		f.refill(site)
+		if f.spilt[site] == n { // the Spill failed: its items stay there
+			break
+		}
+	}
 	q := f.queues[site]
 	keys := make([]string, len(q))
 	for i, it := range q {
@@ -324,6 +395,7 @@ func (f *Frontier) drop(site string) []string {
 	}
 	delete(f.queues, site)
 	f.queued -= len(q)
+	f.inMem -= len(q)
 	return keys
 }
 
@@ -331,11 +403,25 @@ func (f *Frontier) drop(site string) []string {
 func (f *Frontier) Sites() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.queues))
+	out := make([]string, 0, len(f.queues)+len(f.spilt))
 	for s := range f.queues {
 		out = append(out, s)
 	}
+	for s := range f.spilt {
+		if len(f.queues[s]) == 0 {
+			out = append(out, s)
+		}
+	}
 	return out
+}
+
+// InMemory returns the number of queued items held in memory (at most
+// MaxInMemory with a Spill, plus a batch brought back for a site whose
+// queue in memory ran dry when the bound was reached: one item).
+func (f *Frontier) InMemory() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.inMem
 }
 
 // Len returns the number of queued items.

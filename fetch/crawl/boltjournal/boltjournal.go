@@ -10,6 +10,10 @@
 // the queue only in the transaction that records its outcome, and no URL is
 // marked fetched whose outcome was not recorded.
 //
+// A Journal is also a [crawl.Spill]: give it as a Frontier's Spill with a
+// MaxInMemory and the queued items beyond that bound wait in the file
+// ("frontier-spill" bucket) instead of memory.
+//
 // bbolt is already a dependency of [boltstate]; this package adds none.
 package boltjournal
 
@@ -63,6 +67,7 @@ func New(st *boltstate.State, g *boltstate.Stage) (*Journal, error) {
 // record is a queued item as stored.
 type record struct {
 	URL   string `json:"u"`
+	Key   string `json:"k,omitempty"` // spilled items only
 	Depth int    `json:"d,omitempty"`
 	From  string `json:"f,omitempty"`
 	Tries int    `json:"t,omitempty"`
@@ -107,6 +112,17 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 			})
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("boltjournal: %w", err)
+	}
+	// The spilled items of an earlier frontier are in the queue loaded
+	// above: the spill starts empty.
+	err = j.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(SpillBucket) == nil {
+			return nil
+		}
+		return tx.DeleteBucket(SpillBucket)
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("boltjournal: %w", err)
