@@ -221,3 +221,37 @@ func TestCrawler_RetryRateLimitedOnce(t *testing.T) {
 		t.Errorf("order %v", got)
 	}
 }
+
+// A slow (paused) site holds only its own worker: the other site's pages
+// are all fetched while the slow one's first page still waits.
+func TestCrawler_NoHeadOfLineBlocking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &Frontier{}
+		f.Add(u("http://slow.test/0"), 0, "seed")
+		for i := range 5 {
+			f.Add(u(fmt.Sprintf("http://fast.test/%d", i)), 0, "seed")
+		}
+		fastDone := make(chan struct{})
+		var mu sync.Mutex
+		var fast int
+		c := &Crawler{Frontier: f, Parallel: 2, Get: func(ctx context.Context, it Item) Page {
+			if it.Site == "http://slow.test" {
+				select {
+				case <-fastDone:
+				case <-time.After(10 * time.Second):
+					t.Error("the slow site's page waited for the fast site, which never finished")
+				}
+				return Page{Outcome: "ok"}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fast++; fast == 5 {
+				close(fastDone)
+			}
+			return Page{Outcome: "ok"}
+		}}
+		if err := c.Run(context.Background()); err != nil || c.Done() != 6 {
+			t.Errorf("Run = %v, %d pages; want nil, 6", err, c.Done())
+		}
+	})
+}
