@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
+	"github.com/goodbot-go/goodbot/fetch/crawl/journaltest"
 )
 
 func spilled(t *testing.T, db *bolt.DB) int {
@@ -136,4 +137,12 @@ func TestSpill_OrderKeptAfterRoom(t *testing.T) {
 	if fmt.Sprint(got) != "[/0 /1 /2 /3 /4 /5]" {
 		t.Errorf("order %v; want /0 to /5", got)
 	}
+}
+
+func TestSpillConformance(t *testing.T) {
+	journaltest.RunSpill(t, func(t *testing.T) crawl.Spill {
+		st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+		t.Cleanup(func() { st.Close() })
+		return j
+	})
 }

@@ -1,6 +1,6 @@
 // Package journaltest checks that a [crawl.Journal] implementation keeps a
 // frontier's queue as [crawl.Frontier.Resume] expects, in the manner of
-// testing/fstest.TestFS.
+// testing/fstest.TestFS; [RunSpill] does the same for a [crawl.Spill].
 package journaltest
 
 import (
