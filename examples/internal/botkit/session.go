@@ -205,6 +205,16 @@ func (s *Session) Journal() crawl.Journal {
 	return s.stores.journal
 }
 
+// Spill returns the state file's spill for crawl.Frontier.Spill (the
+// queued URLs beyond the frontier's MaxInMemory wait in the file): nil
+// unless [Session.Journal] is not nil.
+func (s *Session) Spill() crawl.Spill {
+	if s.stores.journal == nil {
+		return nil
+	}
+	return s.stores.journal
+}
+
 // RobotsEntry returns the robots.txt fetch outcome kept in the state file
 // for u's origin (status, body, when), as the fetcher's robots cache saved
 // it, without any request. For the rules themselves use the fetcher's
