@@ -42,3 +42,31 @@ func ExampleText() {
 	// "Opening hours"
 	// "Bakery\nOpen daily\n"
 }
+
+func ExampleExtractAll() {
+	page, _ := url.Parse("http://bakery.test/news/")
+	_, elems, _ := links.ExtractAll(page, strings.NewReader(`<head>
+		<link rel="canonical" href="https://bakery.test/news/">
+		<link rel="alternate" type="application/rss+xml" href="feed.xml"></head>`))
+	for _, l := range elems {
+		fmt.Println(l.Rel, l.URL)
+	}
+	// Output:
+	// canonical https://bakery.test/news/
+	// alternate http://bakery.test/news/feed.xml
+}
+
+func ExampleFromSitemap() {
+	feed := `<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>
+		<item><link>http://bakery.test/news/rye</link></item>
+		<item><link>http://bakery.test/news/spelt</link></item></channel></rss>`
+	ls, err := links.FromSitemap(strings.NewReader(feed), nil)
+	for _, l := range ls {
+		fmt.Println(l.URL)
+	}
+	fmt.Println(err)
+	// Output:
+	// http://bakery.test/news/rye
+	// http://bakery.test/news/spelt
+	// <nil>
+}

@@ -31,9 +31,21 @@ type Link struct {
 // links inside <form> elements (a bot never submits forms). Extract stops at
 // MaxLinks links. Its error is only a read error from r.
 func Extract(base *url.URL, r io.Reader) ([]Link, error) {
+	out, _, err := extract(base, r)
+	return out, err
+}
+
+// ExtractAll is [Extract] that also returns the document's <link href>
+// elements (rel="alternate", "canonical", "next", "stylesheet"...: see
+// each Link's Rel), http and https only, resolved the same way, at most
+// MaxLinks of them. A <link> has no text.
+func ExtractAll(base *url.URL, r io.Reader) (anchors, linkElems []Link, err error) {
+	return extract(base, r)
+}
+
+func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 	z := html.NewTokenizer(r)
 	var (
-		out      []Link
 		cur      = -1 // index in out of the open <a>, or -1
 		inForm   int
 		baseSeen bool
@@ -44,12 +56,12 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return out, err
+				return out, head, err
 			}
 			if cur >= 0 {
 				out[cur].Text = clip(text.String())
 			}
-			return out, nil
+			return out, head, nil
 		case html.TextToken:
 			if cur >= 0 && text.Len() < 400 {
 				text.Write(z.Text())
@@ -75,7 +87,7 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 				inForm++
 				continue
 			}
-			if a != atom.A && a != atom.Area && a != atom.Base {
+			if a != atom.A && a != atom.Area && a != atom.Base && a != atom.Link {
 				continue
 			}
 			var href, rel string
@@ -99,6 +111,12 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 					if b, err := resolve(base, href); err == nil {
 						base = b
 					}
+				}
+				continue
+			}
+			if a == atom.Link {
+				if u, err := resolve(base, href); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(head) < MaxLinks {
+					head = append(head, Link{URL: u, Href: href, Rel: rel})
 				}
 				continue
 			}
