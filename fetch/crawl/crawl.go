@@ -15,7 +15,10 @@ import (
 	"github.com/goodbot-go/goodbot/robots"
 )
 
-// Page is what a bot's Get reports for one item.
+// Page is what a [Crawler]'s Get reports for one item; the crawler acts on
+// it after OnPage: it records the outcome, queues the links of Body, queues
+// the item again (Retry) or gives up its site (StopSite). The zero value is
+// an outcome with nothing to follow.
 type Page struct {
 	FinalURL *url.URL // after redirects (nil: the item's URL); also the base of Body's links
 	Status   int

@@ -39,8 +39,8 @@
 // # Memory
 //
 // The frontier keeps in memory the normalised key of every URL it has seen
-// (about 100 bytes each) and its queued items (about 370 bytes each with
-// their key; see BENCHMARKS.md). With [Frontier.Spill] and
+// and its queued items (together about 370 bytes per queued URL; see
+// BENCHMARKS.md). With [Frontier.Spill] and
 // [Frontier.MaxInMemory] at most MaxInMemory queued items stay in memory
 // (plus one brought back for a site whose queue ran dry): the others wait in
 // the Spill, in each site's order, and come back in batches. Package

@@ -13,7 +13,11 @@ import (
 )
 
 // Frontier holds the URLs still to fetch, one FIFO queue per site. It is
-// safe for concurrent use. The zero value is ready, with no page cap.
+// safe for concurrent use; set its fields before the first call. The zero
+// value is ready: no page cap, every site and URL allowed, no journal, all
+// in memory. Add, AddAll, AddLinks, Retry and Drop record their change in
+// the Journal before they return; Next takes an item out of memory only
+// (its outcome is recorded later, with [Frontier.Record]).
 type Frontier struct {
 	// MaxPerSite caps the URLs admitted per site (0 = no cap).
 	MaxPerSite int
