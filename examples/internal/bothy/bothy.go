@@ -18,9 +18,9 @@ import (
 	"sync"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/sitemap"
 )

@@ -2,16 +2,13 @@ package botkit
 
 import (
 	"context"
-	"errors"
-	"mime"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
 // Crawl is one crawl run over a frontier with a bot's fetcher.
@@ -74,15 +71,10 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			if err := c.Pages.Save(it.URL, p, r); err != nil {
 				s.WorkFailed("page text not written", "url", r.URL, "err", err)
 			}
-			cp := crawl.Page{Status: r.Status, Outcome: r.Outcome, Bytes: r.Bytes, Reason: r.Reason, StopSite: StopsSite(err),
-				Retry: errors.Is(err, fetch.ErrRateLimited)}
-			if p != nil && p.FinalURL != "" {
-				if u, perr := url.Parse(p.FinalURL); perr == nil {
-					cp.FinalURL = u
-				}
-			}
-			if FollowsLinks(p, r) {
-				cp.Body = p.Body
+			cp := crawl.PageOf(p, err)
+			cp.Status, cp.Outcome, cp.Bytes, cp.Reason = r.Status, r.Outcome, r.Bytes, r.Reason
+			if !FollowsLinks(p, r) {
+				cp.Body = nil // a nofollow page's links are not followed
 			}
 			return cp
 		},
@@ -109,13 +101,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 }
 
 // IsHTML reports whether a fetched page is an HTML document.
-func IsHTML(p *fetch.Page) bool {
-	if p == nil || p.Header == nil {
-		return false
-	}
-	mt, _, err := mime.ParseMediaType(p.Header.Get("Content-Type"))
-	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
-}
+func IsHTML(p *fetch.Page) bool { return crawl.IsHTML(p) }
 
 // Summary formats outcome counts as "ok=3 blocked=1".
 func Summary(counts map[string]int) string {

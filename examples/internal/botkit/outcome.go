@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 )
@@ -86,9 +87,4 @@ func verdictText(v challenge.Verdict) string {
 // StopsSite reports whether err means the rest of the site must not be
 // fetched in this run: the bot gave up on the host (H4), the host stopped
 // answering (H6), or robots.txt is unreachable (H5, D8).
-func StopsSite(err error) bool {
-	var de *robots.DisallowedError
-	return errors.Is(err, fetch.ErrGaveUp) || errors.Is(err, politeness.ErrGaveUp) ||
-		errors.Is(err, politeness.ErrHostDown) ||
-		(errors.As(err, &de) && de.Unreachable)
-}
+func StopsSite(err error) bool { return crawl.StopsSite(err) }

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/links"
 )
 
 // PageStore writes the text of crawled pages under Dir, one file per page

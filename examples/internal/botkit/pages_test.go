@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/fetch/links"
 )
 
 func pageFile(t testing.TB, raw string) string {

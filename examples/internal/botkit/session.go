@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 	bolt "go.etcd.io/bbolt"
@@ -199,6 +199,16 @@ func eventReason(e politeness.Event) string {
 // crawl.Frontier.Journal: nil unless the bot's Flags.Resume is set and it
 // has a state file.
 func (s *Session) Journal() crawl.Journal {
+	if s.stores.journal == nil {
+		return nil
+	}
+	return s.stores.journal
+}
+
+// Spill returns the state file's spill for crawl.Frontier.Spill (the
+// queued URLs beyond the frontier's MaxInMemory wait in the file): nil
+// unless [Session.Journal] is not nil.
+func (s *Session) Spill() crawl.Spill {
 	if s.stores.journal == nil {
 		return nil
 	}

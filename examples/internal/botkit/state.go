@@ -1,22 +1,16 @@
 package botkit
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
-	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 )
 
@@ -141,139 +135,4 @@ func schemaOf(db *bolt.DB) (v int, empty bool, err error) {
 		return nil
 	})
 	return v, empty, err
-}
-
-// journal is the crawl journal kept in the state file: the queued items
-// (by normalised URL) and the count admitted per site. Its steps commit the
-// staged fetched marks and validators of the URLs whose outcome they record,
-// in the same transaction.
-type journal struct {
-	db    *bolt.DB
-	stage *boltstate.Stage
-	done  fetch.FetchedSet // the committed marks
-}
-
-var (
-	frontierBucket = []byte("frontier")
-	sitesBucket    = []byte("frontier-sites")
-)
-
-// journalItem is a queued item as stored.
-type journalItem struct {
-	URL   string `json:"u"`
-	Depth int    `json:"d,omitempty"`
-	From  string `json:"f,omitempty"`
-	Tries int    `json:"t,omitempty"`
-	Seq   uint64 `json:"s"`
-}
-
-// Load implements crawl.Journal. With nothing queued the crawl starts afresh
-// and the per-site counts of the last one are forgotten.
-func (j *journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	type seqItem struct {
-		seq uint64
-		it  crawl.Item
-	}
-	var items []seqItem
-	counts := map[string]int{}
-	err := j.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(frontierBucket); b != nil {
-			if err := b.ForEach(func(k, v []byte) error {
-				var ji journalItem
-				if json.Unmarshal(v, &ji) != nil {
-					return nil // a damaged record: that URL is rediscovered or lost, never a crash
-				}
-				u, err := url.Parse(ji.URL)
-				if err != nil || u.Host == "" {
-					return nil
-				}
-				items = append(items, seqItem{ji.Seq, crawl.Item{URL: u, Key: string(k), Site: crawl.Site(u), Depth: ji.Depth, From: ji.From, Tries: ji.Tries}})
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		if b := tx.Bucket(sitesBucket); b != nil {
-			return b.ForEach(func(k, v []byte) error {
-				n, _ := strconv.Atoi(string(v))
-				counts[string(k)] = n
-				return nil
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("crawl journal: %w", err)
-	}
-	if len(items) == 0 {
-		if len(counts) > 0 {
-			err := j.db.Update(func(tx *bolt.Tx) error {
-				if tx.Bucket(sitesBucket) == nil {
-					return nil
-				}
-				return tx.DeleteBucket(sitesBucket)
-			})
-			if err != nil {
-				return nil, nil, fmt.Errorf("crawl journal: %w", err)
-			}
-		}
-		return nil, nil, nil
-	}
-	sort.Slice(items, func(a, b int) bool { return items[a].seq < items[b].seq })
-	out := make([]crawl.Item, len(items))
-	for i, si := range items {
-		out[i] = si.it
-	}
-	return out, counts, nil
-}
-
-// Done implements crawl.Journal.
-func (j *journal) Done(ctx context.Context, key string) (bool, error) {
-	return j.done.Has(ctx, key)
-}
-
-// Record implements crawl.Journal: one transaction commits the staged marks
-// and validators of step.Done and changes the queue.
-func (j *journal) Record(ctx context.Context, step crawl.Step) error {
-	return j.stage.Commit(ctx, step.Done, func(tx *bolt.Tx) error {
-		fb, err := tx.CreateBucketIfNotExists(frontierBucket)
-		if err != nil {
-			return err
-		}
-		sb, err := tx.CreateBucketIfNotExists(sitesBucket)
-		if err != nil {
-			return err
-		}
-		for _, keys := range [][]string{step.Done, step.Dropped} {
-			for _, k := range keys {
-				if err := fb.Delete([]byte(k)); err != nil {
-					return err
-				}
-			}
-		}
-		for _, it := range step.Queued {
-			key := []byte(it.Key)
-			if fb.Get(key) == nil && it.Tries == 0 {
-				n, _ := strconv.Atoi(string(sb.Get([]byte(it.Site))))
-				if err := sb.Put([]byte(it.Site), []byte(strconv.Itoa(n+1))); err != nil {
-					return err
-				}
-			}
-			seq, err := fb.NextSequence()
-			if err != nil {
-				return err
-			}
-			raw, err := json.Marshal(journalItem{URL: it.URL.String(), Depth: it.Depth, From: it.From, Tries: it.Tries, Seq: seq})
-			if err != nil {
-				return err
-			}
-			if err := fb.Put(key, raw); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }

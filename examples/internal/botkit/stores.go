@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/sitemap"
@@ -20,7 +21,7 @@ type stores struct {
 	validators fetch.ValidatorStore
 	fetched    fetch.FetchedSet
 	sitemaps   sitemap.Store
-	journal    *journal // nil unless the bot resumes its crawls
+	journal    *boltjournal.Journal // nil unless the bot resumes its crawls
 }
 
 // openStores returns the stores over db; with resume, the fetched set and
@@ -39,7 +40,9 @@ func openStores(db *bolt.DB, resume bool) (stores, error) {
 	if resume {
 		g := st.Stage()
 		s.validators, s.fetched = g, g
-		s.journal = &journal{db: db, stage: g, done: st.Fetched}
+		if s.journal, err = boltjournal.New(st, g); err != nil {
+			return stores{}, err
+		}
 	}
 	return s, nil
 }

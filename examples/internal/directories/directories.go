@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
-	"github.com/goodbot-go/goodbot/examples/internal/links"
 	"github.com/goodbot-go/goodbot/examples/internal/listings"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/links"
 	"github.com/goodbot-go/goodbot/signing"
 )
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
 const usage = "hootybot [flags] URL...\n\n" +

@@ -22,10 +22,10 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/examples/internal/report"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/sitemap"

@@ -12,9 +12,9 @@ import (
 	"net/netip"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
-	"github.com/goodbot-go/goodbot/examples/internal/crawl"
 	"github.com/goodbot-go/goodbot/examples/internal/profiles"
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
 const usage = "sofyabot [flags] URL...\n\n" +
@@ -48,7 +48,9 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	defer s.Close()
 
 	seeds := map[string]bool{}
-	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML, Journal: s.Journal()}
+	// Beyond 100,000 queued URLs the queue waits in the state file.
+	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML, Journal: s.Journal(),
+		Spill: s.Spill(), MaxInMemory: 100_000}
 	if !*wander {
 		front.Allowed = func(site string) bool { return seeds[site] }
 	}

@@ -1,9 +1,3 @@
-// Package links reads the links on an HTML page and compares URLs the way a
-// crawler and a reciprocal-link checker need to: relative links resolved
-// against the page (and its <base href>), URLs normalised so that two
-// spellings of one address compare equal.
-//
-// It is shared by the example bots; URLs are normalised as fetch does.
 package links
 
 import (
@@ -37,9 +31,21 @@ type Link struct {
 // links inside <form> elements (a bot never submits forms). Extract stops at
 // MaxLinks links. Its error is only a read error from r.
 func Extract(base *url.URL, r io.Reader) ([]Link, error) {
+	out, _, err := extract(base, r)
+	return out, err
+}
+
+// ExtractAll is [Extract] that also returns the document's <link href>
+// elements (rel="alternate", "canonical", "next", "stylesheet"...: see
+// each Link's Rel), http and https only, resolved the same way, at most
+// MaxLinks of them. A <link> has no text.
+func ExtractAll(base *url.URL, r io.Reader) (anchors, linkElems []Link, err error) {
+	return extract(base, r)
+}
+
+func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 	z := html.NewTokenizer(r)
 	var (
-		out      []Link
 		cur      = -1 // index in out of the open <a>, or -1
 		inForm   int
 		baseSeen bool
@@ -50,12 +56,12 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return out, err
+				return out, head, err
 			}
 			if cur >= 0 {
 				out[cur].Text = clip(text.String())
 			}
-			return out, nil
+			return out, head, nil
 		case html.TextToken:
 			if cur >= 0 && text.Len() < 400 {
 				text.Write(z.Text())
@@ -81,7 +87,7 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 				inForm++
 				continue
 			}
-			if a != atom.A && a != atom.Area && a != atom.Base {
+			if a != atom.A && a != atom.Area && a != atom.Base && a != atom.Link {
 				continue
 			}
 			var href, rel string
@@ -105,6 +111,12 @@ func Extract(base *url.URL, r io.Reader) ([]Link, error) {
 					if b, err := resolve(base, href); err == nil {
 						base = b
 					}
+				}
+				continue
+			}
+			if a == atom.Link {
+				if u, err := resolve(base, href); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(head) < MaxLinks {
+					head = append(head, Link{URL: u, Href: href, Rel: rel})
 				}
 				continue
 			}
@@ -155,8 +167,8 @@ func clip(s string) string {
 }
 
 // Normalize returns the canonical spelling of u used to compare and
-// deduplicate URLs: [fetch.Normalize] (the form under which the bots' fetch
-// layer keeps its fetched set), with any user information dropped. A URL
+// deduplicate URLs: [fetch.Normalize] (the form under which a
+// [fetch.Fetcher] keeps its fetched set), with any user information dropped. A URL
 // that fetch.Normalize refuses (not http or https) is returned as written.
 func Normalize(u *url.URL) string {
 	if u == nil {

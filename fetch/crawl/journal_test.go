@@ -4,62 +4,24 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"slices"
 	"sync"
 	"testing"
 )
 
-// memJournal is a Journal in memory that keeps every step.
+// memJournal is a MemoryJournal that also keeps every step.
 type memJournal struct {
-	mu     sync.Mutex
-	queue  map[string]Item
-	order  []string
-	done   map[string]bool
-	counts map[string]int
-	steps  []Step
+	MemoryJournal
+	mu    sync.Mutex
+	steps []Step
 }
 
-func newMemJournal() *memJournal {
-	return &memJournal{queue: map[string]Item{}, done: map[string]bool{}, counts: map[string]int{}}
-}
+func newMemJournal() *memJournal { return &memJournal{} }
 
-func (j *memJournal) Load(context.Context) ([]Item, map[string]int, error) {
+func (j *memJournal) Record(ctx context.Context, s Step) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	var out []Item
-	for _, k := range j.order {
-		if it, ok := j.queue[k]; ok && !slices.ContainsFunc(out, func(o Item) bool { return o.Key == k }) {
-			out = append(out, it)
-		}
-	}
-	return out, j.counts, nil
-}
-
-func (j *memJournal) Done(_ context.Context, key string) (bool, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.done[key], nil
-}
-
-func (j *memJournal) Record(_ context.Context, s Step) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.steps = append(j.steps, s)
-	for _, k := range s.Done {
-		j.done[k] = true
-		delete(j.queue, k)
-	}
-	for _, k := range s.Dropped {
-		delete(j.queue, k)
-	}
-	for _, it := range s.Queued {
-		if _, ok := j.queue[it.Key]; !ok && it.Tries == 0 {
-			j.counts[it.Site]++
-		}
-		j.queue[it.Key] = it
-		j.order = append(j.order, it.Key)
-	}
-	return nil
+	j.mu.Unlock()
+	return j.MemoryJournal.Record(ctx, s)
 }
 
 // A page's outcome and the links it queued are one journal step, and the

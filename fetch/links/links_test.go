@@ -134,3 +134,79 @@ func TestText(t *testing.T) {
 		t.Errorf("title %q text %q err %v", title, text, err)
 	}
 }
+
+func TestExtractAll_LinkElements(t *testing.T) {
+	base := mustURL(t, "http://a.test/dir/page")
+	page := `<html><head><base href="http://b.test/root/">
+		<link rel="Canonical" href="/canon#x"><link rel="alternate" type="application/rss+xml" href="feed.xml">
+		<link rel="stylesheet" href="mailto:x@y.test"><link rel="next"></head>
+		<body><a href="p2">two</a></body></html>`
+	as, ls, err := ExtractAll(base, strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != 1 || as[0].URL.String() != "http://b.test/root/p2" {
+		t.Errorf("anchors = %v; want the one <a>", as)
+	}
+	want := []struct{ url, rel string }{{"http://b.test/canon", "canonical"}, {"http://b.test/root/feed.xml", "alternate"}}
+	if len(ls) != len(want) {
+		t.Fatalf("link elements = %v; want %d", ls, len(want))
+	}
+	for i, w := range want {
+		if ls[i].URL.String() != w.url || ls[i].Rel != w.rel {
+			t.Errorf("link %d = %s rel %q; want %s rel %q", i, ls[i].URL, ls[i].Rel, w.url, w.rel)
+		}
+	}
+	if only, _ := Extract(base, strings.NewReader(page)); len(only) != 1 {
+		t.Errorf("Extract returned %d links; <link> elements are not anchors", len(only))
+	}
+}
+
+func TestFromSitemap(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+		err       bool
+	}{
+		{"urlset", `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+			<url><loc>http://a.test/1</loc></url><url><loc> http://a.test/2 </loc></url></urlset>`, []string{"http://a.test/1", "http://a.test/2"}, false},
+		{"rss", `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+			<item><link>http://a.test/post</link></item></channel></rss>`, []string{"http://a.test/post"}, false},
+		{"atom", `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://a.test/e"/></entry></feed>`, []string{"http://a.test/e"}, false},
+		{"not a sitemap", `<html><body>hi</body></html>`, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls, err := FromSitemap(strings.NewReader(tc.doc), nil)
+			if (err != nil) != tc.err {
+				t.Fatalf("err = %v; want error %v", err, tc.err)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "links: ") {
+				t.Errorf("error %q is not package-prefixed", err)
+			}
+			var got []string
+			for _, l := range ls {
+				got = append(got, l.URL.String())
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("links = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzExtractAll(f *testing.F) {
+	f.Add(`<base href="http://b.test/x/"><link rel="alternate" href="f.xml"><a href="y">y</a>`)
+	f.Add(`<link href="http://[::1">`)
+	f.Fuzz(func(t *testing.T, page string) {
+		base := &url.URL{Scheme: "http", Host: "a.test", Path: "/"}
+		as, ls, err := ExtractAll(base, strings.NewReader(page))
+		if err != nil {
+			t.Fatalf("error from a strings.Reader: %v", err)
+		}
+		for _, l := range append(as, ls...) {
+			if l.URL == nil || (l.URL.Scheme != "http" && l.URL.Scheme != "https") || l.URL.Host == "" || l.URL.Fragment != "" {
+				t.Fatalf("bad link %+v", l)
+			}
+		}
+	})
+}

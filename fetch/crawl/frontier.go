@@ -1,13 +1,3 @@
-// Package crawl is the crawling loop the example crawlers share: a frontier
-// of per-host queues with a seen set of normalised URLs (S8: each URL once),
-// a page cap per site (H7, B10), and one worker per host so that many hosts
-// are crawled side by side (S11) while each host sees one request at a time
-// (the politeness transport enforces the per-host pacing underneath).
-//
-// With a [Journal] the frontier survives the process: every queued URL is
-// recorded, and a URL leaves the journal only in the step that records its
-// outcome, so a crawl killed at any moment resumes where it stopped
-// ([Frontier.Resume]) and marks no URL done whose outcome was not recorded.
 package crawl
 
 import (
@@ -18,12 +8,16 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goodbot-go/goodbot/examples/internal/links"
+	"github.com/goodbot-go/goodbot/fetch/links"
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // Frontier holds the URLs still to fetch, one FIFO queue per site. It is
-// safe for concurrent use. The zero value is ready, with no page cap.
+// safe for concurrent use; set its fields before the first call. The zero
+// value is ready: no page cap, every site and URL allowed, no journal, all
+// in memory. Add, AddAll, AddLinks, Retry and Drop record their change in
+// the Journal before they return; Next takes an item out of memory only
+// (its outcome is recorded later, with [Frontier.Record]).
 type Frontier struct {
 	// MaxPerSite caps the URLs admitted per site (0 = no cap).
 	MaxPerSite int
@@ -38,10 +32,21 @@ type Frontier struct {
 	// Set it before the first Add.
 	Journal Journal
 
+	// Spill, if set with MaxInMemory, holds the queued items beyond
+	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
+	// are, else (or when its site already has spilled items, to keep each
+	// site's order) it goes to Spill, and comes back in batches when its
+	// site's queue in memory runs dry. The seen set stays in memory. Set
+	// both before the first Add.
+	Spill       Spill
+	MaxInMemory int
+
 	mu     sync.Mutex // guards the fields below
 	seen   map[string]bool
 	queues map[string][]Item
 	count  map[string]int
+	inMem  int            // items in queues
+	spilt  map[string]int // items of each site in Spill
 	queued int
 	err    error // first journal error of Add and the like
 }
@@ -89,8 +94,7 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 			continue
 		}
 		f.seen[it.Key] = true
-		f.queues[it.Site] = append(f.queues[it.Site], it)
-		f.queued++
+		f.enqueue(it)
 	}
 	for site, n := range counts {
 		f.count[site] = max(f.count[site], n)
@@ -108,8 +112,60 @@ func (f *Frontier) Record(ctx context.Context, step Step) error {
 
 func (f *Frontier) init() {
 	if f.seen == nil {
-		f.seen, f.queues, f.count = map[string]bool{}, map[string][]Item{}, map[string]int{}
+		f.seen, f.queues, f.count, f.spilt = map[string]bool{}, map[string][]Item{}, map[string]int{}, map[string]int{}
 	}
+}
+
+// Spill holds a [Frontier]'s queued items beyond its MaxInMemory, one FIFO
+// queue per site. Implementations must be safe for concurrent use; the
+// Frontier calls them with its lock held, one call at a time.
+type Spill interface {
+	// Push appends items (all of one site) to that site's queue.
+	Push(ctx context.Context, site string, items []Item) error
+	// Pop removes and returns up to n items from the head of site's queue.
+	Pop(ctx context.Context, site string, n int) ([]Item, error)
+}
+
+// enqueue puts it at the end of its site's queue: in memory, or in Spill
+// (see Frontier.Spill). A Spill error keeps the item in memory. f.mu is held.
+func (f *Frontier) enqueue(it Item) {
+	f.queued++
+	if f.Spill != nil && f.MaxInMemory > 0 && (f.inMem >= f.MaxInMemory || f.spilt[it.Site] > 0) {
+		err := f.Spill.Push(context.Background(), it.Site, []Item{it})
+		if err == nil {
+			f.spilt[it.Site]++
+			return
+		}
+		if f.err == nil {
+			f.err = err
+		}
+	}
+	f.queues[it.Site] = append(f.queues[it.Site], it)
+	f.inMem++
+}
+
+// refill brings back a batch of site's spilled items into memory, at least
+// one, at most what MaxInMemory leaves room for. f.mu is held.
+func (f *Frontier) refill(site string) {
+	n := min(f.spilt[site], max(1, f.MaxInMemory-f.inMem))
+	its, err := f.Spill.Pop(context.Background(), site, n)
+	if err != nil {
+		if f.err == nil {
+			f.err = err
+		}
+		return
+	}
+	if len(its) == 0 { // the Spill lost them: stop counting them
+		f.queued -= f.spilt[site]
+		delete(f.spilt, site)
+		return
+	}
+	f.spilt[site] -= len(its)
+	if f.spilt[site] <= 0 {
+		delete(f.spilt, site)
+	}
+	f.queues[site] = append(f.queues[site], its...)
+	f.inMem += len(its)
 }
 
 // Item is one URL to fetch.
@@ -206,11 +262,10 @@ func (f *Frontier) admit(u *url.URL, depth int, from string) (Item, bool) {
 	}
 	f.seen[key] = true
 	f.count[site]++
-	f.queued++
 	v := *u
 	v.Fragment, v.RawFragment = "", ""
 	it := Item{URL: &v, Key: key, Site: site, Depth: depth, From: from}
-	f.queues[site] = append(f.queues[site], it)
+	f.enqueue(it)
 	return it, true
 }
 
@@ -265,12 +320,11 @@ func (f *Frontier) retry(it Item) (Item, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.init()
-	f.queues[it.Site] = append(f.queues[it.Site], it)
-	f.queued++
+	f.enqueue(it)
 	return it, true
 }
 
-// Seen reports whether u was ever queued (S8).
+// Seen reports whether u (normalised) was ever queued or marked seen.
 func (f *Frontier) Seen(u *url.URL) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -301,6 +355,9 @@ func (f *Frontier) mark(u *url.URL, counted bool) {
 func (f *Frontier) Next(site string) (Item, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.queues[site]) == 0 && f.spilt[site] > 0 {
+		f.refill(site)
+	}
 	q := f.queues[site]
 	if len(q) == 0 {
 		return Item{}, false
@@ -312,6 +369,7 @@ func (f *Frontier) Next(site string) (Item, bool) {
 		delete(f.queues, site)
 	}
 	f.queued--
+	f.inMem--
 	return it, true
 }
 
@@ -327,6 +385,13 @@ func (f *Frontier) Drop(site string) int {
 func (f *Frontier) drop(site string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for f.spilt[site] > 0 {
+		n := f.spilt[site]
+		f.refill(site)
+		if f.spilt[site] == n { // the Spill failed: its items stay there
+			break
+		}
+	}
 	q := f.queues[site]
 	keys := make([]string, len(q))
 	for i, it := range q {
@@ -334,6 +399,7 @@ func (f *Frontier) drop(site string) []string {
 	}
 	delete(f.queues, site)
 	f.queued -= len(q)
+	f.inMem -= len(q)
 	return keys
 }
 
@@ -341,11 +407,25 @@ func (f *Frontier) drop(site string) []string {
 func (f *Frontier) Sites() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.queues))
+	out := make([]string, 0, len(f.queues)+len(f.spilt))
 	for s := range f.queues {
 		out = append(out, s)
 	}
+	for s := range f.spilt {
+		if len(f.queues[s]) == 0 {
+			out = append(out, s)
+		}
+	}
 	return out
+}
+
+// InMemory returns the number of queued items held in memory (at most
+// MaxInMemory with a Spill, plus a batch brought back for a site whose
+// queue in memory ran dry when the bound was reached: one item).
+func (f *Frontier) InMemory() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.inMem
 }
 
 // Len returns the number of queued items.
@@ -366,7 +446,7 @@ var nonHTML = map[string]bool{
 
 // LooksHTML reports whether u may name an HTML page: its path does not end
 // in the extension of another kind of file (.pdf, .jpg, .zip...). An
-// HTML-only bot (H7) does not even ask for the others.
+// HTML-only crawler need not even ask for the others.
 func LooksHTML(u *url.URL) bool {
 	return !nonHTML[strings.ToLower(path.Ext(u.Path))]
 }

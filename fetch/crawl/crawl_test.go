@@ -2,7 +2,11 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/robots"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -181,9 +185,27 @@ func TestCrawler_Cancel(t *testing.T) {
 		cancel()
 		return Page{}
 	}}
-	c.Run(ctx)
+	if err := c.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run after cancel = %v; want context.Canceled", err)
+	}
 	if c.Done() > 2 {
 		t.Errorf("%d fetched after cancel", c.Done())
+	}
+}
+
+func TestCrawler_NeedsFrontierAndFetcher(t *testing.T) {
+	get := func(context.Context, Item) Page { return Page{} }
+	for name, c := range map[string]*Crawler{
+		"nothing":     {},
+		"no frontier": {Get: get},
+		"no fetcher":  {Frontier: &Frontier{}},
+	} {
+		if err := c.Run(context.Background()); !errors.Is(err, ErrNoFetcher) {
+			t.Errorf("%s: Run = %v; want ErrNoFetcher", name, err)
+		}
+	}
+	if err := (&Crawler{Frontier: &Frontier{}, Get: get}).Run(context.Background()); err != nil {
+		t.Errorf("Run of an empty frontier = %v; want nil", err)
 	}
 }
 
@@ -200,5 +222,53 @@ func TestCrawler_RetryRateLimitedOnce(t *testing.T) {
 	c.Run(context.Background())
 	if fmt.Sprint(got) != "[/1 /2 /1]" {
 		t.Errorf("order %v", got)
+	}
+}
+
+// A slow (paused) site holds only its own worker: the other site's pages
+// are all fetched while the slow one's first page still waits.
+func TestCrawler_NoHeadOfLineBlocking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &Frontier{}
+		f.Add(u("http://slow.test/0"), 0, "seed")
+		for i := range 5 {
+			f.Add(u(fmt.Sprintf("http://fast.test/%d", i)), 0, "seed")
+		}
+		fastDone := make(chan struct{})
+		var mu sync.Mutex
+		var fast int
+		c := &Crawler{Frontier: f, Parallel: 2, Get: func(ctx context.Context, it Item) Page {
+			if it.Site == "http://slow.test" {
+				select {
+				case <-fastDone:
+				case <-time.After(10 * time.Second):
+					t.Error("the slow site's page waited for the fast site, which never finished")
+				}
+				return Page{Outcome: "ok"}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fast++; fast == 5 {
+				close(fastDone)
+			}
+			return Page{Outcome: "ok"}
+		}}
+		if err := c.Run(context.Background()); err != nil || c.Done() != 6 {
+			t.Errorf("Run = %v, %d pages; want nil, 6", err, c.Done())
+		}
+	})
+}
+
+// A page whose directives say nofollow gives the crawler no links to follow;
+// the same page without them does.
+func TestPageOf_NoFollowGivesNoLinks(t *testing.T) {
+	html := http.Header{"Content-Type": {"text/html"}}
+	page := &fetch.Page{Status: 200, Header: html, Body: []byte(`<a href="/next">next</a>`), FinalURL: "http://a.test/"}
+	if cp := PageOf(page, nil); len(cp.Body) == 0 {
+		t.Fatal("an HTML page without directives gave no body to follow")
+	}
+	page.Rules = robots.PageRules{NoFollow: true}
+	if cp := PageOf(page, nil); cp.Body != nil {
+		t.Errorf("a nofollow page gave %d bytes of links to follow", len(cp.Body))
 	}
 }

@@ -1,0 +1,114 @@
+package crawl_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+func ExampleCrawler() {
+	w := fetchtest.New()
+	defer w.Close()
+	w.Host("a.test").
+		Handle("/robots.txt", fetchtest.Robots("User-agent: *\nDisallow: /private\n")).
+		Handle("/", fetchtest.HTML(`<a href="/about">About</a> <a href="/private">Private</a>
+			<a href="/ads" rel="nofollow">Ads</a> <a href="http://b.test/">Elsewhere</a>`)).
+		Handle("/about", fetchtest.HTML(`<a href="/">Home</a> <a href="/about#team">Team</a>`))
+	tr := w.Transport()
+	defer tr.CloseIdleConnections()
+	f, err := fetch.NewFetcher(fetch.Bot{
+		UserAgent:  "ExampleBot/1.0 (+https://example.org/bot)",
+		Transport:  tr,
+		Politeness: politeness.Policy{MinDelay: -1}, // no delay in an example; keep the default in a bot
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	front := &crawl.Frontier{MaxPerSite: 10}
+	home, _ := url.Parse("http://a.test/")
+	front.Add(home, 0, "seed")
+	c := &crawl.Crawler{
+		Frontier:    front,
+		Fetcher:     f,
+		FollowLinks: true, // same-site links, not rel=nofollow ones
+		Handle: func(_ context.Context, it crawl.Item, p *fetch.Page) error {
+			fmt.Println("handled", it.URL, "depth", it.Depth, p.Status)
+			return nil
+		},
+		OnPage: func(it crawl.Item, p crawl.Page) {
+			if p.Outcome != "ok" {
+				fmt.Println("not fetched", it.URL, p.Outcome)
+			}
+		},
+	}
+	err = c.Run(context.Background())
+	fmt.Println("pages", c.Done(), "err", err)
+	// Output:
+	// handled http://a.test/ depth 0 200
+	// handled http://a.test/about depth 1 200
+	// not fetched http://a.test/private disallowed
+	// pages 3 err <nil>
+}
+
+func ExampleFrontier() {
+	f := &crawl.Frontier{MaxPerSite: 2}
+	for _, s := range []string{"http://a.test/x", "HTTP://A.TEST:80/x#top", "http://a.test/y", "http://a.test/z", "http://b.test/"} {
+		u, _ := url.Parse(s)
+		fmt.Println(s, f.Add(u, 0, "seed"))
+	}
+	fmt.Println("queued", f.Len())
+	for _, site := range []string{"http://a.test", "http://b.test"} {
+		for it, ok := f.Next(site); ok; it, ok = f.Next(site) {
+			fmt.Println("next", it.Site, it.Key)
+		}
+	}
+	// Output:
+	// http://a.test/x true
+	// HTTP://A.TEST:80/x#top false
+	// http://a.test/y true
+	// http://a.test/z false
+	// http://b.test/ true
+	// queued 3
+	// next http://a.test http://a.test/x
+	// next http://a.test http://a.test/y
+	// next http://b.test http://b.test/
+}
+
+func ExampleFrontier_Resume() {
+	j := &crawl.MemoryJournal{} // boltjournal keeps it across processes
+	first := &crawl.Frontier{Journal: j}
+	for _, s := range []string{"http://a.test/1", "http://a.test/2"} {
+		u, _ := url.Parse(s)
+		first.Add(u, 0, "seed")
+	}
+	it, _ := first.Next("http://a.test")
+	// The outcome of /1 is recorded: it leaves the journal.
+	_ = first.Record(context.Background(), crawl.Step{Done: []string{it.Key}})
+
+	// The crawl stops; a new frontier resumes what is left.
+	next := &crawl.Frontier{Journal: j}
+	n, err := next.Resume(context.Background())
+	fmt.Println("resumed", n, err)
+	it, _ = next.Next("http://a.test")
+	fmt.Println("next", it.URL)
+	// Output:
+	// resumed 1 <nil>
+	// next http://a.test/2
+}
+
+func ExampleSite() {
+	for _, s := range []string{"http://Example.TEST:80/a", "https://example.test:443/", "https://example.test:8443/"} {
+		u, _ := url.Parse(s)
+		fmt.Println(crawl.Site(u))
+	}
+	// Output:
+	// http://example.test
+	// https://example.test
+	// https://example.test:8443
+}
