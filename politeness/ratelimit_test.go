@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,6 +43,19 @@ func TestParseQuota(t *testing.T) {
 		{"inner list ignored", []string{`("a" "b");r=0;t=30`}, nil, politeness.Quota{}},
 		{"missing r ignored", []string{`"default";t=30`}, nil, politeness.Quota{}},
 		{"huge t saturates", []string{`"default";r=0;t=999999999999999`}, nil, politeness.Quota{Pause: 1<<63 - 1}},
+		// Boundaries and ties: each case fails under a one-step change of the rule.
+		{"one left is a gap, not a pause", []string{`"default";r=1;t=10`}, nil, politeness.Quota{Gap: 10 * s, GapFor: 10 * s}},
+		{"longest pause of two, longer first", []string{`"a";r=0;t=30, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 30 * s}},
+		{"longest pause of two, shorter first", []string{`"a";r=0;t=10, "b";r=0;t=30`}, nil, politeness.Quota{Pause: 30 * s}},
+		{"equal gaps keep the longer period, shorter first", nil, []string{`"a";q=10;w=10, "b";q=60;w=60`}, politeness.Quota{Gap: s, GapFor: 60 * s}},
+		{"equal gaps keep the longer period, longer first", nil, []string{`"b";q=60;w=60, "a";q=10;w=10`}, politeness.Quota{Gap: s, GapFor: 60 * s}},
+		{"zero quota policy ignored", nil, []string{`"z";q=0;w=60`}, politeness.Quota{}},
+		{"zero window policy ignored", nil, []string{`"z";q=10;w=0`}, politeness.Quota{}},
+		{"two negatives ignored", []string{`"default";r=-2;t=-10`}, nil, politeness.Quota{}},
+		{"negative policy window ignored", []string{`"p";r=0`}, []string{`"p";q=10;w=-60`}, politeness.Quota{}},
+		{"bare item ignored", []string{`"default"`}, []string{`"default"`}, politeness.Quota{}},
+		{"policy without w ignored", []string{`"p";r=0`}, []string{`"p";q=10`}, politeness.Quota{}},
+		{"policy without q ignored", []string{`"p";r=0`}, []string{`"p";w=60`}, politeness.Quota{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +87,36 @@ func TestParseQuota_BoundedField(t *testing.T) {
 	}
 	if got := politeness.ParseQuota(http.Header{"Ratelimit": {many}}); !got.IsZero() {
 		t.Errorf("a field of 17 items was read: %+v", got)
+	}
+}
+
+// TestParseQuota_FieldLimits: a field of exactly 4096 bytes or 16 items is
+// read; one byte or one item more and it is ignored whole.
+func TestParseQuota_FieldLimits(t *testing.T) {
+	head := `"default";r=0;t=30, "`
+	tail := `";r=1;t=1`
+	sized := func(n int) string { return head + strings.Repeat("x", n-len(head)-len(tail)) + tail }
+	items := func(n int) string { return `"default";r=0;t=30` + strings.Repeat(`, "x";r=1;t=1`, n-1) }
+	tests := []struct {
+		name  string
+		field []string
+		read  bool
+	}{
+		{"4096 bytes", []string{sized(4096)}, true},
+		{"4097 bytes", []string{sized(4097)}, false},
+		{"16 items", []string{items(16)}, true},
+		{"17 items", []string{items(17)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := politeness.ParseQuota(http.Header{"Ratelimit": tc.field})
+			if tc.read && got.Pause != 30*time.Second {
+				t.Errorf("field not read: %+v, want a 30s pause", got)
+			}
+			if !tc.read && !got.IsZero() {
+				t.Errorf("over-long field read: %+v", got)
+			}
+		})
 	}
 }
 
