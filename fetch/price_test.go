@@ -78,6 +78,8 @@ func TestPaymentRequest(t *testing.T) {
 			func(p PaymentRequest) bool {
 				return len(p.X402) == 1 && p.X402[0].MaxAmountRequired == "500" && p.X402[0].PayTo == "0xdef" && p.X402[0].Asset == "0xUSDC"
 			}},
+		{"x402 with surrounding space", map[string][]string{"Payment-Required": {" " + x402 + " "}}, true,
+			func(p PaymentRequest) bool { return len(p.X402) == 1 && p.X402[0].Amount == "10000" }},
 		{"x402 of exactly 16 KiB", map[string][]string{"Payment-Required": {x402Sized(16 << 10)}}, true,
 			func(p PaymentRequest) bool { return len(p.X402) == 1 && p.X402[0].Amount == "10000" }},
 		{"x402 one byte over 16 KiB", map[string][]string{"Payment-Required": {x402Sized(16<<10) + " "}}, true,

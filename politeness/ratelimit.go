@@ -122,7 +122,7 @@ func parseQuotaList(values []string) []httpsfv.Item {
 	}
 	items := make([]httpsfv.Item, 0, len(l))
 	for _, m := range l {
-		if it, ok := m.(httpsfv.Item); ok {
+		if it, ok := m.(httpsfv.Item); ok && it.Params != nil {
 			items = append(items, it)
 		}
 	}
