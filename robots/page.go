@@ -153,7 +153,7 @@ func capField(v string) string {
 	if i := strings.LastIndexByte(v, ','); i >= 0 {
 		return v[:i]
 	}
-	return v
+	return ""
 }
 
 func structuredPageRules(v string, a Agent) PageRules {
