@@ -38,10 +38,6 @@ func (p Price) String() string {
 // ErrBadPrice is returned for a price field that does not parse.
 var ErrBadPrice = errors.New("fetch: invalid price")
 
-// maxPriceMicros bounds parsed amounts (a trillion currency units), so sums
-// over a run cannot overflow.
-const maxPriceMicros = 1e18
-
 // ParsePrice parses a pay-per-crawl price: a three-letter currency code, one
 // space, and a non-negative decimal amount with at most six fractional digits
 // ("USD 0.01"). Anything else is an error wrapping [ErrBadPrice].
@@ -66,11 +62,8 @@ func ParsePrice(s string) (Price, error) {
 	if frac != "" {
 		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64)
 	}
-	micros := w*1e6 + f
-	if micros > maxPriceMicros {
-		return bad()
-	}
-	return Price{Currency: cur, Micros: micros}, nil
+	// At most 12 whole digits: sums over a run cannot overflow int64.
+	return Price{Currency: cur, Micros: w*1e6 + f}, nil
 }
 
 func allDigits(s string) bool {

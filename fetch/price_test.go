@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,9 @@ func TestParsePrice(t *testing.T) {
 		{" EUR 12.5 ", Price{"EUR", 12500000}, "EUR 12.5"},
 		{"USD 0.000001", Price{"USD", 1}, "USD 0.000001"},
 		{"USD 0", Price{"USD", 0}, "USD 0"},
+		{"ZAR 90.09", Price{"ZAR", 90090000}, "ZAR 90.09"},                                       // A, Z, 0 and 9 are in range
+		{"USD 999999999999.999999", Price{"USD", 999999999999999999}, "USD 999999999999.999999"}, // 12 whole and 6 fractional digits
+		{"USD 0.100000", Price{"USD", 100000}, "USD 0.1"},
 	}
 	for _, tc := range good {
 		got, err := ParsePrice(tc.in)
@@ -30,14 +34,24 @@ func TestParsePrice(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "0.01", "usd 0.01", "US 0.01", "USD", "USD -1", "USD 0.0000001", "USD 1e3",
-		"USD .5", "USD 1.", "USD 9999999999999", "USD 0,01", "USD 1 2"} {
+		"USD .5", "USD 1.", "USD 9999999999999", "USD 0,01", "USD 1 2",
+		"US@ 1", "US[ 1", "USDD 1", "USD 1/", "USD 1:", "USD 0./", "USD 0.:", "USD ", "USD 1234567890123.5"} {
 		if _, err := ParsePrice(in); !errors.Is(err, ErrBadPrice) {
 			t.Errorf("ParsePrice(%q) err = %v, want ErrBadPrice", in, err)
 		}
 	}
 }
 
+// x402Sized is a base64 x402 field of exactly n bytes (n a multiple of 4)
+// accepting one payment of amount 10000.
+func x402Sized(n int) string {
+	doc := `{"accepts":[{"scheme":"exact","amount":"10000"}]}`
+	raw := doc + strings.Repeat(" ", n/4*3-len(doc))
+	return base64.StdEncoding.EncodeToString([]byte(raw))
+}
+
 func TestPaymentRequest(t *testing.T) {
+	x402v1 := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"accepts":[{"scheme":"exact","asset":"0xUSDC","maxAmountRequired":"500","payTo":"0xdef"}]}`))
 	x402 := base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepts":[{"scheme":"exact","network":"base","asset":"0xUSDC","amount":"10000","payTo":"0xabc"}]}`))
 	tests := []struct {
 		name string
@@ -57,6 +71,20 @@ func TestPaymentRequest(t *testing.T) {
 				return p.Scheme == "x402" && len(p.X402) == 1 && p.X402[0].Amount == "10000" && p.X402[0].Network == "base"
 			}},
 		{"x402 garbage", map[string][]string{"Payment-Required": {"%%%"}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "x402" && p.X402 == nil }},
+		{"crawler-error alone", map[string][]string{"Crawler-Error": {" InvalidCrawlerMaxPrice "}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "" && p.Error == "InvalidCrawlerMaxPrice" }},
+		{"crawler-price before x402", map[string][]string{"Crawler-Price": {"USD 0.01"}, "Payment-Required": {x402}}, true,
+			func(p PaymentRequest) bool { return p.Scheme == "crawler-price" && p.X402 == nil }},
+		{"x402 version 1", map[string][]string{"Payment-Required": {x402v1}}, true,
+			func(p PaymentRequest) bool {
+				return len(p.X402) == 1 && p.X402[0].MaxAmountRequired == "500" && p.X402[0].PayTo == "0xdef" && p.X402[0].Asset == "0xUSDC"
+			}},
+		{"x402 with surrounding space", map[string][]string{"Payment-Required": {" " + x402 + " "}}, true,
+			func(p PaymentRequest) bool { return len(p.X402) == 1 && p.X402[0].Amount == "10000" }},
+		{"x402 of exactly 16 KiB", map[string][]string{"Payment-Required": {x402Sized(16 << 10)}}, true,
+			func(p PaymentRequest) bool { return len(p.X402) == 1 && p.X402[0].Amount == "10000" }},
+		{"x402 one byte over 16 KiB", map[string][]string{"Payment-Required": {x402Sized(16<<10) + " "}}, true,
 			func(p PaymentRequest) bool { return p.Scheme == "x402" && p.X402 == nil }},
 	}
 	for _, tc := range tests {

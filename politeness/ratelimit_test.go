@@ -1,9 +1,12 @@
 package politeness_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,6 +45,19 @@ func TestParseQuota(t *testing.T) {
 		{"inner list ignored", []string{`("a" "b");r=0;t=30`}, nil, politeness.Quota{}},
 		{"missing r ignored", []string{`"default";t=30`}, nil, politeness.Quota{}},
 		{"huge t saturates", []string{`"default";r=0;t=999999999999999`}, nil, politeness.Quota{Pause: 1<<63 - 1}},
+		// Boundaries and ties: each case fails under a one-step change of the rule.
+		{"one left is a gap, not a pause", []string{`"default";r=1;t=10`}, nil, politeness.Quota{Gap: 10 * s, GapFor: 10 * s}},
+		{"longest pause of two, longer first", []string{`"a";r=0;t=30, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 30 * s}},
+		{"longest pause of two, shorter first", []string{`"a";r=0;t=10, "b";r=0;t=30`}, nil, politeness.Quota{Pause: 30 * s}},
+		{"equal gaps keep the longer period, shorter first", nil, []string{`"a";q=10;w=10, "b";q=60;w=60`}, politeness.Quota{Gap: s, GapFor: 60 * s}},
+		{"equal gaps keep the longer period, longer first", nil, []string{`"b";q=60;w=60, "a";q=10;w=10`}, politeness.Quota{Gap: s, GapFor: 60 * s}},
+		{"zero quota policy ignored", nil, []string{`"z";q=0;w=60`}, politeness.Quota{}},
+		{"zero window policy ignored", nil, []string{`"z";q=10;w=0`}, politeness.Quota{}},
+		{"two negatives ignored", []string{`"default";r=-2;t=-10`}, nil, politeness.Quota{}},
+		{"negative policy window ignored", []string{`"p";r=0`}, []string{`"p";q=10;w=-60`}, politeness.Quota{}},
+		{"bare item ignored", []string{`"default"`}, []string{`"default"`}, politeness.Quota{}},
+		{"policy without w ignored", []string{`"p";r=0`}, []string{`"p";q=10`}, politeness.Quota{}},
+		{"policy without q ignored", []string{`"p";r=0`}, []string{`"p";w=60`}, politeness.Quota{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +89,36 @@ func TestParseQuota_BoundedField(t *testing.T) {
 	}
 	if got := politeness.ParseQuota(http.Header{"Ratelimit": {many}}); !got.IsZero() {
 		t.Errorf("a field of 17 items was read: %+v", got)
+	}
+}
+
+// TestParseQuota_FieldLimits: a field of exactly 4096 bytes or 16 items is
+// read; one byte or one item more and it is ignored whole.
+func TestParseQuota_FieldLimits(t *testing.T) {
+	head := `"default";r=0;t=30, "`
+	tail := `";r=1;t=1`
+	sized := func(n int) string { return head + strings.Repeat("x", n-len(head)-len(tail)) + tail }
+	items := func(n int) string { return `"default";r=0;t=30` + strings.Repeat(`, "x";r=1;t=1`, n-1) }
+	tests := []struct {
+		name  string
+		field []string
+		read  bool
+	}{
+		{"4096 bytes", []string{sized(4096)}, true},
+		{"4097 bytes", []string{sized(4097)}, false},
+		{"16 items", []string{items(16)}, true},
+		{"17 items", []string{items(17)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := politeness.ParseQuota(http.Header{"Ratelimit": tc.field})
+			if tc.read && got.Pause != 30*time.Second {
+				t.Errorf("field not read: %+v, want a 30s pause", got)
+			}
+			if !tc.read && !got.IsZero() {
+				t.Errorf("over-long field read: %+v", got)
+			}
+		})
 	}
 }
 
@@ -248,6 +294,153 @@ func TestTransport_RateLimitSharedThroughGate(t *testing.T) {
 		mustGet(t, b, hostA)
 		if got := time.Since(start); got != 30*time.Second {
 			t.Errorf("the other Transport waited %v, want exactly 30s", got)
+		}
+	})
+}
+
+// recordingGate is a MemoryGate that keeps every State released to it.
+type recordingGate struct {
+	politeness.Gate
+	mu       sync.Mutex
+	released []politeness.State
+}
+
+type recordingLease struct {
+	politeness.Lease
+	g *recordingGate
+}
+
+func (g *recordingGate) Acquire(ctx context.Context, host string, ready func(politeness.State) (time.Duration, error)) (politeness.Lease, error) {
+	l, err := g.Gate.Acquire(ctx, host, ready)
+	if err != nil {
+		return nil, err
+	}
+	return recordingLease{l, g}, nil
+}
+
+func (l recordingLease) Release(next politeness.State) error {
+	l.g.mu.Lock()
+	l.g.released = append(l.g.released, next)
+	l.g.mu.Unlock()
+	return l.Lease.Release(next)
+}
+
+func (g *recordingGate) last(t *testing.T) politeness.State {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.released) == 0 {
+		t.Fatal("no State was released to the gate")
+	}
+	return g.released[len(g.released)-1]
+}
+
+// TestTransport_RateLimitStoredState checks the State a quota answer leaves
+// for the host: the pause or give-up end, the quota gap and its end (capped
+// at MaxRetryAfter), no strike for a 200, and an expiry one idle hour after
+// the latest of them.
+func TestTransport_RateLimitStoredState(t *testing.T) {
+	const h = time.Hour
+	tests := []struct {
+		name       string
+		status     int
+		header     http.Header
+		policy     politeness.Policy
+		wantKind   politeness.EventKind
+		wantReason string
+		pause      time.Duration // PauseUntil - start, 0: none
+		gaveUp     time.Duration // GaveUpUntil - start, 0: none
+		quotaGap   time.Duration
+		quotaFor   time.Duration // QuotaUntil - start, 0: none
+		strikes    int
+		expires    time.Duration // Expires - start
+	}{
+		{"spent quota on a 200: pause, no strike", 200, http.Header{"Ratelimit": {`"d";r=0;t=30`}}, politeness.Policy{},
+			politeness.EventPause, "ratelimit", 30 * time.Second, 0, 0, 0, 0, 30*time.Second + h},
+		{"spent quota on a 429 without Retry-After", 429, http.Header{"Ratelimit": {`"d";r=0;t=30`}}, politeness.Policy{},
+			politeness.EventPause, "ratelimit", 30 * time.Second, 0, 0, 0, 1, 30*time.Second + h},
+		{"daily policy: gap for at most MaxRetryAfter", 200, http.Header{"Ratelimit-Policy": {`"p";q=1;w=86400`}}, politeness.Policy{},
+			0, "", 0, 0, 86400 * time.Second, h, 0, 86400*time.Second + h},
+		{"short gap, long window: expiry after the window", 200, http.Header{"Ratelimit-Policy": {`"p";q=360;w=3600`}}, politeness.Policy{},
+			0, "", 0, 0, 10 * time.Second, h, 0, 2 * h},
+		{"reset exactly at MaxRetryAfter: a pause, not a give-up", 200, http.Header{"Ratelimit": {`"d";r=0;t=3600`}},
+			politeness.Policy{RetryAfterMode: politeness.GiveUp},
+			politeness.EventPause, "ratelimit", h, 0, 0, 0, 0, 2 * h},
+		{"reset beyond MaxRetryAfter: give up for GiveUpFor", 200, http.Header{"Ratelimit": {`"d";r=0;t=7200`}},
+			politeness.Policy{RetryAfterMode: politeness.GiveUp, GiveUpFor: 24 * h},
+			politeness.EventGiveUp, "ratelimit", 0, 24 * h, 0, 0, 0, 25 * h},
+		{"endless reset: give up for a century", 200, http.Header{"Ratelimit": {`"d";r=0;t=999999999999999`}},
+			politeness.Policy{RetryAfterMode: politeness.GiveUp, GiveUpFor: 24 * h},
+			politeness.EventGiveUp, "ratelimit", 0, 100 * 365 * 24 * h, 0, 0, 0, 100*365*24*h + h},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := quotaWeb(tc.status, tc.header)
+				gate := &recordingGate{Gate: politeness.NewMemoryGate()}
+				var events []politeness.Event
+				tc.policy.MinDelay = time.Second
+				tr := &politeness.Transport{Base: w, Gate: gate, Policy: tc.policy,
+					Observe: func(e politeness.Event) { events = append(events, e) }}
+				start := time.Now()
+				mustGet(t, &http.Client{Transport: tr}, hostA)
+				if n := len(w.records()); n != 1 {
+					t.Fatalf("%d requests reached the host, want 1", n)
+				}
+				st := gate.last(t)
+				at := func(tm time.Time) time.Duration {
+					if tm.IsZero() {
+						return 0
+					}
+					return tm.Sub(start)
+				}
+				if got := at(st.PauseUntil); got != tc.pause {
+					t.Errorf("PauseUntil = start+%v, want start+%v", got, tc.pause)
+				}
+				if got := at(st.GaveUpUntil); got != tc.gaveUp {
+					t.Errorf("GaveUpUntil = start+%v, want start+%v", got, tc.gaveUp)
+				}
+				if st.QuotaGap != tc.quotaGap {
+					t.Errorf("QuotaGap = %v, want %v", st.QuotaGap, tc.quotaGap)
+				}
+				if got := at(st.QuotaUntil); got != tc.quotaFor {
+					t.Errorf("QuotaUntil = start+%v, want start+%v", got, tc.quotaFor)
+				}
+				if st.Strikes != tc.strikes {
+					t.Errorf("Strikes = %d, want %d", st.Strikes, tc.strikes)
+				}
+				if got := at(st.Expires); got != tc.expires {
+					t.Errorf("Expires = start+%v, want start+%v", got, tc.expires)
+				}
+				var found bool
+				for _, e := range events {
+					if e.Kind == politeness.EventPause || e.Kind == politeness.EventGiveUp {
+						found = e.Kind == tc.wantKind && e.Reason == tc.wantReason
+					}
+				}
+				if tc.wantKind != 0 && !found {
+					t.Errorf("events %+v, want a %v with reason %q", events, tc.wantKind, tc.wantReason)
+				}
+			})
+		})
+	}
+}
+
+// TestTransport_RateLimitQuotaForgottenAfterReset: once the quota window
+// has passed, the stored State carries no quota gap any more.
+func TestTransport_RateLimitQuotaForgottenAfterReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := quotaWeb(200, http.Header{"Ratelimit": {`"default";r=5;t=10`}})
+		gate := &recordingGate{Gate: politeness.NewMemoryGate()}
+		c := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: politeness.Policy{MinDelay: 500 * time.Millisecond}}}
+		for range 6 { // answers end at 0, 2, 4, 6, 8 and 10 s
+			mustGet(t, c, hostA)
+		}
+		if n := len(w.records()); n != 6 {
+			t.Fatalf("%d requests, want 6", n)
+		}
+		if st := gate.last(t); st.QuotaGap != 0 || !st.QuotaUntil.IsZero() {
+			t.Errorf("after the reset: QuotaGap %v, QuotaUntil %v; want both zero", st.QuotaGap, st.QuotaUntil)
 		}
 	})
 }

@@ -347,7 +347,11 @@ func PageRulesFromHTML(body []byte, a Agent) PageRules {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			switch atom.Lookup(name) {
-			case atom.Html, atom.Head, atom.Title, atom.Link, atom.Base, atom.Noscript:
+			case atom.Html, atom.Head, atom.Title, atom.Link, atom.Base:
+			case atom.Noscript:
+				// Its contents come as raw text, which is not the body
+				// beginning: skip to its end.
+				skipTo(z, atom.Noscript)
 			case atom.Script, atom.Style, atom.Template:
 				// The tokenizer reads their contents as raw text; a template
 				// may hold tags, which are skipped up to its end.

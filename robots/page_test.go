@@ -179,3 +179,106 @@ func TestPageRules_NoAllocWithoutDirectives(t *testing.T) {
 		}
 	}
 }
+
+// TestPageRules_Boundaries pins the vocabulary, the 8 KiB field and 64 KiB
+// body limits to the byte, and the parsing corners of both header forms.
+func TestPageRules_Boundaries(t *testing.T) {
+	exact := func(n int, last string) string { // n bytes ending in ", last"
+		return strings.Repeat(" ", n-len(", "+last)-len("nosnippet")) + "nosnippet, " + last
+	}
+	tests := []struct {
+		name string
+		h    http.Header
+		want robots.PageRules
+	}{
+		{"every structured rule", http.Header{"Robots-Tag": {"*;noindex;nofollow;noarchive;nosnippet;noai;noimageai"}},
+			robots.PageRules{NoIndex: true, NoFollow: true, NoArchive: true, NoSnippet: true, NoAI: true, NoImageAI: true}},
+		{"none in structured form", http.Header{"Robots-Tag": {"*;none"}}, robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"8192 bytes read whole", http.Header{"X-Robots-Tag": {exact(8192, "noindex")}}, robots.PageRules{NoSnippet: true, NoIndex: true}},
+		{"8193 bytes lose the cut member", http.Header{"X-Robots-Tag": {exact(8193, "noindex")}}, robots.PageRules{NoSnippet: true}},
+		{"one member over 8 KiB ignored", http.Header{"X-Robots-Tag": {strings.Repeat(" ", 9000) + "noindex"}}, robots.PageRules{}},
+		{"max-video-preview is a rule, not a bot", http.Header{"X-Robots-Tag": {"max-video-preview: -1, noindex"}}, robots.PageRules{NoIndex: true}},
+		{"max-image-preview is a rule, not a bot", http.Header{"X-Robots-Tag": {"max-image-preview: large, nofollow"}}, robots.PageRules{NoFollow: true}},
+		{"max-snippet is a rule, not a bot", http.Header{"X-Robots-Tag": {"max-snippet: 20, noarchive"}}, robots.PageRules{NoArchive: true}},
+		{"unavailable_after ISO local time", http.Header{"X-Robots-Tag": {"unavailable_after: 2010-06-25T15:00:00"}},
+			robots.PageRules{UnavailableAfter: time.Date(2010, 6, 25, 15, 0, 0, 0, time.UTC)}},
+		{"unavailable_after four-digit RFC 850", http.Header{"X-Robots-Tag": {"unavailable_after: Friday, 25-Jun-2010 15:00:00 GMT, nosnippet"}},
+			robots.PageRules{UnavailableAfter: time.Date(2010, 6, 25, 15, 0, 0, 0, time.FixedZone("GMT", 0)), NoSnippet: true}},
+		{"earlier unavailable_after wins", http.Header{"X-Robots-Tag": {"unavailable_after: 2011-01-01", "unavailable_after: 2010-01-01", "unavailable_after: 2012-01-01"}},
+			robots.PageRules{UnavailableAfter: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"empty parameters before a tab", http.Header{"Robots-Tag": {"ExampleBot;\t, *;noindex"}}, robots.PageRules{NoIndex: true}},
+		{"leading semicolon is malformed", http.Header{"Robots-Tag": {";"}}, robots.PageRules{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHeader(tc.h, bothy); !got.UnavailableAfter.Equal(tc.want.UnavailableAfter) ||
+				got.String() != tc.want.String() {
+				t.Errorf("PageRulesFromHeader(%.60q) = %+v, want %+v", tc.h, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPageRulesFromHTML_Boundaries(t *testing.T) {
+	meta := `<meta name="robots" content="noindex">`
+	sized := func(n int) string { // n bytes, the meta element last
+		return "<head>" + strings.Repeat(" ", n-len("<head>")-len(meta)) + meta
+	}
+	tests := []struct {
+		name string
+		html string
+		want robots.PageRules
+	}{
+		{"65536 bytes read whole", sized(64 << 10), robots.PageRules{NoIndex: true}},
+		{"65537 bytes cut the meta", sized(64<<10 + 1), robots.PageRules{}},
+		{"meta after an empty noscript", `<head><noscript></noscript><meta name="robots" content="noai">`,
+			robots.PageRules{NoAI: true}},
+		{"meta after the head ends", `<head></head><meta name="robots" content="noindex">`, robots.PageRules{}},
+		{"whitespace is not body text", "<head>\n  <meta name=\"robots\" content=\"noindex\">\n</head>", robots.PageRules{NoIndex: true}},
+		{"name with spaces", `<head><meta name=" robots " content="noarchive">`, robots.PageRules{NoArchive: true}},
+		{"content over 8 KiB loses the cut rule", `<head><meta name="robots" content="` + strings.Repeat("nosnippet, ", 800) + `noindex">`,
+			robots.PageRules{NoSnippet: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHTML([]byte(tc.html), bothy); got != tc.want {
+				t.Errorf("PageRulesFromHTML(%.60q) = %+v, want %+v", tc.html, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPageRules_UnionAndString(t *testing.T) {
+	early := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	late := early.Add(24 * time.Hour)
+	tests := []struct {
+		name string
+		a, b robots.PageRules
+		want string
+	}{
+		{"each restriction of either", robots.PageRules{NoArchive: true, NoImageAI: true}, robots.PageRules{NoSnippet: true, NoAI: true},
+			"noarchive, nosnippet, noai, noimageai"},
+		{"kept from the receiver", robots.PageRules{NoIndex: true, NoFollow: true, NoArchive: true, NoSnippet: true, NoAI: true, NoImageAI: true}, robots.PageRules{},
+			"noindex, nofollow, noarchive, nosnippet, noai, noimageai"},
+		{"earlier date, later given", robots.PageRules{UnavailableAfter: late}, robots.PageRules{UnavailableAfter: early}, "unavailable_after: 2010-01-01T00:00:00Z"},
+		{"earlier date, earlier given", robots.PageRules{UnavailableAfter: early}, robots.PageRules{UnavailableAfter: late}, "unavailable_after: 2010-01-01T00:00:00Z"},
+		{"date into none", robots.PageRules{}, robots.PageRules{UnavailableAfter: late}, "unavailable_after: 2010-01-02T00:00:00Z"},
+		{"no date keeps the date", robots.PageRules{UnavailableAfter: late}, robots.PageRules{}, "unavailable_after: 2010-01-02T00:00:00Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.a.Union(tc.b).String(); got != tc.want {
+				t.Errorf("Union = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A noscript element in the head (its contents are raw text to the
+// tokenizer) does not end the head: a robots meta after it still counts.
+func TestPageRulesFromHTML_NoscriptInHead(t *testing.T) {
+	body := `<head><noscript><img src="/pixel.gif"></noscript><meta name="robots" content="noindex"></head>`
+	if got := robots.PageRulesFromHTML([]byte(body), bothy); !got.NoIndex {
+		t.Errorf("the meta after a noscript was not read: %+v", got)
+	}
+}

@@ -3,6 +3,7 @@ package robots_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/robots"
@@ -362,5 +363,62 @@ func TestRobotsStatement(t *testing.T) {
 	}
 	if (*robots.Robots)(nil).Names() != nil || robots.DisallowAll.Statement(robots.Agent{}, "/") != (robots.Usage{}) {
 		t.Error("nil and DisallowAll state nothing")
+	}
+}
+
+// TestUsage_Boundaries pins the 8 KiB Content-Usage limit to the byte, the
+// lenient spellings of the header forms, and the names of every value.
+func TestUsage_Boundaries(t *testing.T) {
+	sized := func(n int) string { return strings.Repeat(" ", n-len("train-ai=n")) + "train-ai=n" }
+	noTrain := robots.Usage{}.With(robots.TrainAI, robots.Disallowed)
+	headers := []struct {
+		name string
+		h    http.Header
+		want robots.Usage
+	}{
+		{"8192-byte Content-Usage read", http.Header{"Content-Usage": {sized(8192)}}, noTrain},
+		{"8193-byte Content-Usage ignored", http.Header{"Content-Usage": {sized(8193)}}, robots.Usage{}},
+		{"tdm-reservation with spaces", http.Header{"Tdm-Reservation": {" 1 "}}, noTrain},
+	}
+	for _, tc := range headers {
+		if got := robots.UsageFromHeader(tc.h); got != tc.want {
+			t.Errorf("%s: UsageFromHeader = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	signals := []struct {
+		in   string
+		want robots.Usage
+	}{
+		{"ai-train=NO", noTrain},
+		{"ai-train= no ", noTrain},
+		{"search = Yes , ai-input=no", robots.Usage{}.With(robots.Search, robots.Allowed).With(robots.AIInput, robots.Disallowed)},
+	}
+	for _, tc := range signals {
+		if got := robots.ParseContentSignal(tc.in); got != tc.want {
+			t.Errorf("ParseContentSignal(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	names := []struct{ got, want string }{
+		{robots.Search.String(), "search"},
+		{robots.AIInput.String(), "ai-input"},
+		{robots.TrainAI.String(), "train-ai"},
+		{robots.Purpose(3).String(), "purpose(3)"},
+		{robots.Unknown.String(), "unknown"},
+		{robots.Allowed.String(), "allow"},
+		{robots.Disallowed.String(), "disallow"},
+		{robots.NotApplicable.String(), "n/a"},
+		{robots.Verdict(4).String(), "verdict(?)"},
+	}
+	for _, n := range names {
+		if n.got != n.want {
+			t.Errorf("String = %q, want %q", n.got, n.want)
+		}
+	}
+	all := robots.Usage{}.With(robots.Search, robots.Disallowed).With(robots.Purpose(3), robots.Allowed)
+	if v := all.Get(robots.Purpose(3)); v != robots.Unknown {
+		t.Errorf("Get(purpose(3)) = %v, want unknown", v)
+	}
+	if v := all.Get(robots.Search); v != robots.Disallowed {
+		t.Errorf("Get(search) = %v, want disallow", v)
 	}
 }
