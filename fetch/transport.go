@@ -1,0 +1,145 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// botTransport is the outermost layer, run once per hop.
+type botTransport struct{ c *chain }
+
+func (t *botTransport) CloseIdleConnections() { closeIdle(t.c.base) }
+
+func closeIdle(rt http.RoundTripper) {
+	if ci, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := t.c
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "" {
+		closeBody(req)
+		return nil, fmt.Errorf("%w (got %s)", ErrMethod, req.Method)
+	}
+	if err := c.checkURL(req.URL); err != nil {
+		closeBody(req)
+		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
+		return nil, err
+	}
+	if err := c.checkHop(req); err != nil { // the limits of a client without CheckRedirect
+		closeBody(req)
+		return nil, err
+	}
+
+	// The fetch's time budget: made on the first hop, found again on later
+	// hops through the previous hop's response.
+	ctx := req.Context()
+	var b *budget
+	if req.Response != nil && req.Response.Request != nil {
+		b, _ = req.Response.Request.Context().Value(budgetKey{}).(*budget)
+	}
+	bctx := &budgetCtx{b: b} // carries b down the chain
+	if b == nil {
+		bctx.own.timeout = c.limits.timeout()
+		bctx.b = &bctx.own
+		b = bctx.b
+	}
+	cancel, timed := nop, false
+	if d, ok := b.deadline(); ok {
+		timed = true
+		if !time.Now().Before(d) {
+			closeBody(req)
+			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: context.DeadlineExceeded}
+		}
+		ctx, cancel = withDeadline(ctx, d)
+	}
+
+	if c.pay != nil {
+		if err := c.pay.check(req.URL); err != nil {
+			cancel()
+			closeBody(req)
+			return nil, err
+		}
+	}
+	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
+		cancel()
+		closeBody(req)
+		c.log.Debug("fetch: robots.txt refused", "url", req.URL.Redacted(), "err", err)
+		// Classified as a robots outcome even when the robots.txt fetch
+		// failed on one of this chain's own errors.
+		return nil, &Error{Outcome: classify(err), URL: req.URL.Redacted(), Err: err}
+	}
+	if err := c.checkRobotsUsage(req.URL); err != nil {
+		cancel()
+		closeBody(req)
+		c.log.Debug("fetch: usage refused", "url", req.URL.String(), "err", err)
+		return nil, err
+	}
+
+	// A shallow copy with its own header: the layers below clone again
+	// before changing anything else.
+	bctx.Context = ctx
+	out := req.WithContext(bctx)
+	out.Header = cloneHeader(req.Header)
+	if h, ok := sendHost(req.URL); ok {
+		// Sent to the site key's spelling of the host: net/http would dial
+		// a full-width or ideographic spelling as another name.
+		u := *req.URL
+		u.Host = h
+		out.URL = &u
+		if out.Host == req.URL.Host {
+			out.Host = ""
+		}
+	}
+	if err := c.setHeaders(out, req.Response != nil); err != nil {
+		cancel()
+		closeBody(req)
+		return nil, err
+	}
+	resp, err := c.send(out)
+	if err == nil {
+		resp, err = c.answerChallenge(out, resp) // Accept-Signature
+	}
+	if err != nil {
+		cancel()
+		return nil, wrap(err, req.URL.Redacted())
+	}
+	if timed {
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	}
+	resp.Request = out
+	if err := c.inspect(resp, &bctx.pre); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+// cloneHeader is Header.Clone with room for the headers setHeaders adds.
+func cloneHeader(h http.Header) http.Header {
+	n := 0
+	for _, vv := range h {
+		n += len(vv)
+	}
+	out := make(http.Header, len(h)+4)
+	all := make([]string, n)
+	for k, vv := range h {
+		if vv == nil {
+			out[k] = nil
+			continue
+		}
+		m := copy(all, vv)
+		out[k] = all[:m:m]
+		all = all[m:]
+	}
+	return out
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body.Close()
+	}
+}
