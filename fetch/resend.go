@@ -22,7 +22,7 @@ import (
 // httptrace.ClientTrace on the request's context, which a retrying
 // transport keeps for its attempts) and logs a Warn line when there was
 // more than one. The chain's own base transport never resends (see "No
-// silent resends" in client.go) and is not watched. A transport that does
+// silent resends" in limits.go) and is not watched. A transport that does
 // not use net/http's client machinery (no httptrace events) goes unseen,
 // and net/http's HTTP/2 resend of a request the server refused unprocessed
 // (which is no breach) would be reported too; both are rare in practice.
