@@ -167,13 +167,7 @@ func normalizeURL(u *url.URL) (string, error) {
 // IPv6 zone's '%' escaped. It reports false when the host is empty or holds
 // an ASCII byte no URL host may hold.
 func authority(u *url.URL) (string, bool) {
-	key := politeness.HostKey(u)
-	scheme, hostport, _ := strings.Cut(key, "://")
-	if scheme == "http" {
-		hostport = strings.TrimSuffix(hostport, ":80")
-	} else {
-		hostport = strings.TrimSuffix(hostport, ":443")
-	}
+	_, hostport, _ := strings.Cut(politeness.SiteOrigin(u), "://")
 	if hostport == "" || hostport[0] == ':' {
 		return "", false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -95,6 +96,20 @@ type State struct {
 
 // IsZero reports whether s is the zero State.
 func (s State) IsZero() bool { return s == State{} }
+
+// SiteOrigin returns u's site key ([HostKey]) as an origin is written:
+// the default port of http (80) and https (443) left out, so
+// "HTTPS://Example.COM.:443/x" gives "https://example.com".
+func SiteOrigin(u *url.URL) string {
+	k := HostKey(u)
+	switch {
+	case strings.HasPrefix(k, "http://"):
+		return strings.TrimSuffix(k, ":80")
+	case strings.HasPrefix(k, "https://"):
+		return strings.TrimSuffix(k, ":443")
+	}
+	return k
+}
 
 // HostKey returns the key of u's site, the pacing unit: scheme, host and
 // port, as "scheme://host:port". It is the one definition of "the same

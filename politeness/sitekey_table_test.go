@@ -101,3 +101,23 @@ func TestTransport_C3_SpellingsOfOneHostAreOneHost(t *testing.T) {
 		})
 	}
 }
+
+// SiteOrigin is the site key with the default port left out, and only that.
+func TestSiteOrigin(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"HTTPS://Example.COM.:443/x", "https://example.com"},
+		{"http://example.com:080/", "http://example.com"},
+		{"http://example.com:443/", "http://example.com:443"},
+		{"https://example.com:80/", "https://example.com:80"},
+		{"https://[::1]:443/", "https://[::1]"},
+		{"http://a.test:8080/", "http://a.test:8080"},
+	} {
+		u, err := url.Parse(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := politeness.SiteOrigin(u); got != tt.want {
+			t.Errorf("SiteOrigin(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -181,16 +181,7 @@ type Item struct {
 // Site returns the site of u, the unit robots.txt and pacing apply to:
 // politeness.HostKey (every spelling of one host is one site) written as an
 // origin, scheme://host[:port] with the default port dropped.
-func Site(u *url.URL) string {
-	k := politeness.HostKey(u)
-	switch {
-	case strings.HasPrefix(k, "http://"):
-		return strings.TrimSuffix(k, ":80")
-	case strings.HasPrefix(k, "https://"):
-		return strings.TrimSuffix(k, ":443")
-	}
-	return k
-}
+func Site(u *url.URL) string { return politeness.SiteOrigin(u) }
 
 // Add queues u unless it was seen before, its site is not allowed, or the
 // site's cap is reached. It reports whether u was queued. A URL fetched in an
