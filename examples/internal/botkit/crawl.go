@@ -17,7 +17,7 @@ type Crawl struct {
 	Frontier    *crawl.Frontier
 	FollowLinks bool
 	CrossSite   bool // follow links to other sites too (Frontier.Allowed decides)
-	Parallel    int  // sites crawled at once (0: crawl.Crawler's default)
+	Parallel    int  // requests in flight at most (0: crawl.Crawler's default)
 	// Fresh sends Cache-Control: no-cache (B9 refetches).
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
@@ -52,6 +52,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	c.counts, c.failed = map[string]int{}, map[string]bool{}
 	cr := &crawl.Crawler{
 		Frontier:    c.Frontier,
+		Fetcher:     c.Fetcher, // each site is served at its next turn
 		FollowLinks: c.FollowLinks,
 		CrossSite:   c.CrossSite,
 		Parallel:    c.Parallel,
