@@ -26,7 +26,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	f := botkit.Flags{Name: "sofyabot", Resume: true}
 	fs := f.FlagSet(env, 1000)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
-	parallel := fs.Int("parallel", 64, "`N` requests in flight at most (each site still gets one request at a time, at its turn)")
+	parallel := fs.Int("parallel", 256, "`N` requests in flight at most (each site still gets one request at a time, at its turn)")
 	wander := fs.Bool("wander", false, "follow links to other sites too")
 	out := fs.String("out", "", "write each page's text into `dir`")
 	if code, ok := f.ParseSites(fs, args, usage); !ok {
