@@ -2,6 +2,8 @@ package fetch_test
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -54,4 +56,29 @@ func TestFetcher_NextTurn(t *testing.T) {
 	if got := (&fetch.Fetcher{}).NextTurn("http://a.test/"); !got.IsZero() {
 		t.Errorf("NextTurn of a zero Fetcher = %v", got)
 	}
+}
+
+// NextTurn tells a crawler when a site's next request may start, so that
+// it can serve other sites meanwhile instead of waiting inside Get.
+func ExampleFetcher_NextTurn() {
+	w := fetchtest.New()
+	defer w.Close()
+	w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nCrawl-delay: 5\n"))
+	f, err := fetch.NewFetcher(fetch.Bot{UserAgent: "ExampleBot/1.0 (+https://example.org/bot)",
+		Transport: w.RoundTripper()})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("before:", f.NextTurn("http://a.test/next").IsZero())
+	// Reading robots.txt is the site's first request: its Crawl-delay
+	// spaces the next one.
+	home, _ := url.Parse("http://a.test/")
+	if _, err := f.Robots().Get(context.Background(), home); err != nil {
+		panic(err)
+	}
+	wait := time.Until(f.NextTurn("http://a.test/next"))
+	fmt.Println("after: about", wait.Round(time.Second)) // the Crawl-delay
+	// Output:
+	// before: true
+	// after: about 5s
 }

@@ -5,7 +5,11 @@
 // applying its whole step, and the end of the crawl signalled.
 //
 // The tests pass their own clock to Lease (a fixed instant and offsets
-// from it), so an implementation must take "now" from its argument.
+// from it), so an implementation must take "now" from its argument. Use:
+//
+//	func TestMyQueue(t *testing.T) {
+//		queuetest.Run(t, func(t *testing.T) crawl.Queue { return newEmptyQueue(t) })
+//	}
 package queuetest
 
 import (
