@@ -250,3 +250,91 @@ func TestCrawler_CancelWhileWaiting(t *testing.T) {
 		}
 	})
 }
+
+// spyQueue is a Queue that records the lease times asked and can fail.
+type spyQueue struct {
+	Queue
+	mu   sync.Mutex
+	ttls []time.Duration
+	fail error
+}
+
+func (q *spyQueue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (Item, time.Time, bool, error) {
+	q.mu.Lock()
+	q.ttls = append(q.ttls, ttl)
+	fail := q.fail
+	q.mu.Unlock()
+	if fail != nil {
+		return Item{}, time.Time{}, false, fail
+	}
+	return q.Queue.Lease(ctx, now, ttl)
+}
+
+// With a Queue shared with other processes, items they add are seen
+// within Recheck, not only at the next ready time this process knows.
+func TestCrawler_RecheckSeesOthersItems(t *testing.T) {
+	for _, tt := range []struct {
+		recheck time.Duration
+		want    time.Duration // when the other process's item is fetched
+	}{
+		{0, 60 * time.Second},
+		{time.Second, 3 * time.Second},
+	} {
+		t.Run(fmt.Sprint(tt.recheck), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				shared := &spyQueue{Queue: NewMemoryQueue()}
+				f := &Frontier{Queue: shared}
+				f.Add(u("http://a.test/0"), 0, "seed")
+				f.Add(u("http://a.test/1"), 0, "seed")
+				start := time.Now()
+				var mu sync.Mutex
+				at := map[string]time.Duration{}
+				c := &Crawler{Frontier: f, Recheck: tt.recheck, LeaseTTL: 5 * time.Minute, Get: func(ctx context.Context, it Item) Page {
+					mu.Lock()
+					at[it.Key] = time.Since(start)
+					mu.Unlock()
+					return Page{Outcome: "ok"}
+				}}
+				// a.test's second page waits 60 s; another process adds a
+				// page of b.test at 2.5 s.
+				time.AfterFunc(2500*time.Millisecond, func() {
+					shared.Add(context.Background(), []Item{{URL: u("http://b.test/"), Key: "http://b.test/", Site: "http://b.test"}}, 0)
+				})
+				ready := &readyQueue{spyQueue: shared, delay: 60 * time.Second}
+				f.Queue = ready
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if got := at["http://b.test/"]; got != tt.want {
+					t.Errorf("the other process's page fetched at %v; want %v", got, tt.want)
+				}
+				for _, ttl := range shared.ttls {
+					if ttl != 5*time.Minute {
+						t.Fatalf("Lease asked for %v; want LeaseTTL, 5m", ttl)
+					}
+				}
+			})
+		})
+	}
+}
+
+// readyQueue makes every site due delay after each of its items.
+type readyQueue struct {
+	*spyQueue
+	delay time.Duration
+}
+
+func (q *readyQueue) Finish(ctx context.Context, it Item, step Step, _ time.Time) error {
+	return q.spyQueue.Finish(ctx, it, step, time.Now().Add(q.delay))
+}
+
+// A Queue that fails to lease ends the crawl with its error.
+func TestCrawler_QueueFailure(t *testing.T) {
+	broken := errors.New("queue server gone")
+	f := &Frontier{Queue: &spyQueue{Queue: NewMemoryQueue(), fail: broken}}
+	f.Add(u("http://a.test/"), 0, "seed")
+	c := &Crawler{Frontier: f, Get: func(context.Context, Item) Page { return Page{} }}
+	if err := c.Run(context.Background()); !errors.Is(err, ErrQueue) || !errors.Is(err, broken) {
+		t.Errorf("Run = %v; want ErrQueue wrapping the queue's error", err)
+	}
+}
