@@ -311,7 +311,7 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 	c.finish(ctx, q, it, step, c.nextTurn(it))
 }
 
-// finish ends it's lease with step (even when ctx has ended: the step
+// finish ends the lease of it with step (even when ctx has ended: the step
 // describes a fetch that happened) and logs a failure.
 func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready time.Time) {
 	if err := q.Finish(context.WithoutCancel(ctx), it, step, ready); err != nil {
@@ -319,7 +319,7 @@ func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready
 	}
 }
 
-// turn reports whether it's site must wait for its turn, and until when.
+// turn reports whether the site of it must wait for its turn, and until when.
 // With a Fetcher, the site's robots.txt is read first if the Fetcher has
 // no copy (through the same paced chain, so the site's first gap, with its
 // Crawl-delay, is known before its first page): a site new to the crawl
@@ -337,7 +337,7 @@ func (c *Crawler) turn(ctx context.Context, it Item) (time.Time, bool) {
 	return ready, ready.After(time.Now())
 }
 
-// nextTurn is when it's site may be served again: the Fetcher's next turn
+// nextTurn is when the site of it may be served again: the Fetcher's next turn
 // for the site, or at once without a Fetcher.
 func (c *Crawler) nextTurn(it Item) time.Time {
 	if c.Fetcher == nil {
