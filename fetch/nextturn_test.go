@@ -42,7 +42,7 @@ func TestFetcher_NextTurn(t *testing.T) {
 					t.Fatalf("%d requests for %s; want 1", n, tt.path)
 				}
 				if got, want := f.NextTurn("http://A.test:80/other"), time.Now().Add(tt.want); !got.Equal(want) {
-					t.Errorf("NextTurn = now%+v; want now+%v", got.Sub(time.Now()), tt.want)
+					t.Errorf("NextTurn = now%+v; want now+%v", time.Until(got), tt.want)
 				}
 			})
 		})

@@ -363,13 +363,9 @@ func view(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
 	return db.View(fn)
 }
 
-func update(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
-	defer recoverInto(&err)
-	return db.Update(fn)
-}
-
-// batch is update through bbolt's DB.Batch: concurrent writes share one
-// transaction (group commit); it returns once the write is committed.
+// batch is a write through bbolt's DB.Batch, with a panic returned as
+// view does: concurrent writes share one transaction (group commit); it
+// returns once the write is committed.
 func batch(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
 	defer recoverInto(&err)
 	return db.Batch(fn)
