@@ -152,6 +152,9 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 		// No delay: two workers for 8 sites of 6 requests of 100 ms.
 		{parallel: 2, sites: 8, delay: -1, want: 8 * 6 * 100 * time.Millisecond / 2},
 		{parallel: 8, sites: 8, delay: -1, want: 6 * 100 * time.Millisecond},
+		// Parallel 0: 64 workers; 600 requests of 100 ms, 64 at a time,
+		// take 10 rounds.
+		{parallel: 0, sites: 100, delay: -1, want: time.Second},
 	} {
 		t.Run(fmt.Sprintf("parallel=%d,sites=%d,delay=%v", tt.parallel, tt.sites, tt.delay), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -188,8 +191,12 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 				if n := len(w.Requests()); n != 6*tt.sites {
 					t.Fatalf("%d requests; want %d", n, 6*tt.sites)
 				}
-				if most != min(tt.parallel, tt.sites) {
-					t.Errorf("at most %d requests in flight; want %d", most, min(tt.parallel, tt.sites))
+				workers := tt.parallel
+				if workers == 0 {
+					workers = 64
+				}
+				if most != min(workers, tt.sites) {
+					t.Errorf("at most %d requests in flight; want %d", most, min(workers, tt.sites))
 				}
 				if d := time.Since(start); d != tt.want {
 					t.Errorf("crawl took %v; want %v", d, tt.want)
@@ -336,5 +343,21 @@ func TestCrawler_QueueFailure(t *testing.T) {
 	c := &Crawler{Frontier: f, Get: func(context.Context, Item) Page { return Page{} }}
 	if err := c.Run(context.Background()); !errors.Is(err, ErrQueue) || !errors.Is(err, broken) {
 		t.Errorf("Run = %v; want ErrQueue wrapping the queue's error", err)
+	}
+}
+
+// A lease asked for without a time lasts ten minutes.
+func TestMemoryQueue_DefaultLeaseTTL(t *testing.T) {
+	q := NewMemoryQueue()
+	ctx := context.Background()
+	if _, err := q.Add(ctx, []Item{{URL: u("http://a.test/"), Key: "http://a.test/", Site: "http://a.test"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, _, ok, _ := q.Lease(ctx, now, 0); !ok {
+		t.Fatal("no lease")
+	}
+	if _, next, ok, _ := q.Lease(ctx, now, 0); ok || !next.Equal(now.Add(10*time.Minute)) {
+		t.Errorf("next = %v; want the lease's end, 10 minutes on", next.Sub(now))
 	}
 }
