@@ -46,7 +46,7 @@ type Frontier struct {
 	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
 	// are, else (or when its site already has spilled items, to keep each
 	// site's order) it goes to Spill, and comes back in batches when its
-	// site's queue in memory runs dry. A Spill that is also a [SeenSpill]
+	// site's queue in memory runs dry. A Spill that is also a [SeenStore]
 	// holds the seen set too (see the package doc's Memory section). Set
 	// both before the first Add.
 	Spill       Spill
