@@ -160,9 +160,9 @@ func samplePeakHeap(ctx context.Context, peak *atomic.Uint64) {
 	}
 }
 
-// crawlLibrary is a Fetcher with its defaults (its base transport, with
-// host names resolved to the web's address), one goroutine per host;
-// change, when not nil, alters the base transport.
+// crawlLibrary is a Fetcher with its defaults (Transport nil: its own base
+// transport, with host names resolved to the web's address), one goroutine
+// per host; change, when not nil, alters the base transport.
 func crawlLibrary(change func(*http.Transport)) crawler {
 	return func(ctx context.Context, b *testing.B, web *manyhosts.Web, hosts int) {
 		prefix := "l"
@@ -170,17 +170,12 @@ func crawlLibrary(change func(*http.Transport)) crawler {
 			prefix = "c"
 		}
 		bot := fetch.Bot{UserAgent: scaleUA, Politeness: politeness.Policy{MinDelay: scaleDelay}, AllowInternal: loopbackOnly}
-		tr := fetch.BaseTransportWithLookup(bot, web.Lookup(prefix, hosts))
-		if change != nil {
-			change(tr)
-		}
-		defer tr.CloseIdleConnections()
-		bot.Transport = tr
-		f, err := fetch.NewFetcher(bot)
+		f, tr, err := fetch.NewFetcherWithLookup(bot, web.Lookup(prefix, hosts), change)
 		if err != nil {
 			b.Error(err)
 			return
 		}
+		defer tr.CloseIdleConnections()
 		var wg sync.WaitGroup
 		for h := range hosts {
 			wg.Go(func() {
