@@ -229,7 +229,11 @@ func (f *Fetcher) release(ctx context.Context, url string) {
 func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string, v Validator) (*Page, string, error) {
 	page, err := f.fetch(ctx, u, rawURL, key, v)
 	finalKey := ""
-	if page != nil && page.Status != 0 {
+	switch {
+	case page == nil || page.Status == 0:
+	case page.FinalURL == rawURL:
+		finalKey = key // no redirect: the key already made from rawURL
+	default:
 		finalKey, _ = Normalize(page.FinalURL)
 	}
 	return page, finalKey, err
@@ -287,7 +291,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 		page.Truncated = fe.Outcome == TooLarge
 		return page.fail(fe)
 	}
-	finalKey, _ := normalizeURL(resp.Request.URL)
+	finalKey := key // no redirect: the request still has u
+	if resp.Request.URL != u {
+		finalKey, _ = normalizeURL(resp.Request.URL)
+	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusNotModified:
 		page.NotModified = true
