@@ -1,6 +1,7 @@
 package fetch_test
 
 import (
+	"context"
 	"crypto/ed25519"
 	"io"
 	"net/http"
@@ -182,6 +183,30 @@ func BenchmarkComposedInMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchGet(b, c, "http://bench.test/page")
+}
+
+// BenchmarkFetcherInMemory is Fetcher.Get over the canned base: the chain
+// plus what Get does around it (URL key, validators, reading the page, its
+// robots rules and usage). The base is a Bot.Transport, so the chain also
+// watches for resends (resend.go), which a bot with the default base does
+// not.
+func BenchmarkFetcherInMemory(b *testing.B) {
+	f, err := fetch.NewFetcher(benchBot(cannedBase()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := f.Get(ctx, "http://bench.test/page"); err != nil { // warm: robots.txt
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if _, err := f.Get(ctx, "http://bench.test/page"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkComposedInMemorySigned is BenchmarkComposedInMemory with Web Bot

@@ -96,9 +96,10 @@ type chain struct {
 	log                          *slog.Logger
 	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
-	base  http.RoundTripper // the bot's base transport
-	inner http.RoundTripper // politeness -> signing -> limits -> base
-	outer http.RoundTripper // checks -> robots -> headers -> inner
+	base  http.RoundTripper     // the bot's base transport
+	pol   *politeness.Transport // the top of inner
+	inner http.RoundTripper     // politeness -> signing -> limits -> base
+	outer http.RoundTripper     // checks -> robots -> headers -> inner
 
 	mu      sync.Mutex                // guards pending
 	pending map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
@@ -229,7 +230,7 @@ func newChain(bot Bot) (*chain, error) {
 		CrawlDelay: c.crawlDelay,
 		Observe:    bot.Observe,
 	}
-	c.inner = pol
+	c.pol, c.inner = pol, pol
 	c.robots.Transport = &robotsTransport{c: c}
 	c.outer = &botTransport{c: c}
 	return c, nil

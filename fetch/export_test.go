@@ -12,8 +12,33 @@ import (
 // its address check, see it.
 func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport {
 	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal), bot.Politeness.LongestGap())
-	dial := t.DialContext
-	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+	t.DialContext = lookupDial(t.DialContext, lookup)
+	return t
+}
+
+// NewFetcherWithLookup is NewFetcher(bot) with bot.Transport nil (the
+// chain exactly as a bot with the defaults gets it, base transport
+// included), with lookup standing in for DNS in front of the base
+// transport's guarded dialer; change, when not nil, alters the base
+// transport before first use. It returns the base transport too.
+func NewFetcherWithLookup(bot Bot, lookup map[string]string, change func(*http.Transport)) (*Fetcher, *http.Transport, error) {
+	bot.Transport = nil
+	f, err := NewFetcher(bot)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := f.chain.base.(*http.Transport)
+	t.DialContext = lookupDial(t.DialContext, lookup)
+	if change != nil {
+		change(t)
+	}
+	return f, t, nil
+}
+
+// lookupDial is dial with the hosts found in lookup replaced by their
+// address.
+func lookupDial(dial func(ctx context.Context, network, addr string) (net.Conn, error), lookup map[string]string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if host, port, err := net.SplitHostPort(addr); err == nil {
 			if ip, ok := lookup[host]; ok {
 				addr = net.JoinHostPort(ip, port)
@@ -21,7 +46,6 @@ func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport 
 		}
 		return dial(ctx, network, addr)
 	}
-	return t
 }
 
 // BaseDial dials addr through the base transport of client (made by New or

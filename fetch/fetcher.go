@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,6 +147,13 @@ func (f *Fetcher) CloseIdleConnections() {
 // ask for Cache-Control: no-cache, a machine file or given validators: see
 // [GetOptions]. [WithUserAgentVar] fills User-Agent placeholders.
 //
+// Get applies the URL rules and robots.txt (fetching it first if need be),
+// then waits for the host's gap (see [politeness.Transport.Wait]), and only
+// then builds and sends its request: a refused URL does not wait, and a
+// Get waiting for its host's turn holds its URL and little else (under
+// 2 KB of heap, its goroutine included), so a crawler can keep a waiting
+// Get for each of thousands of hosts.
+//
 // Outcomes by status: 304 NotModified; 401 and 403 AuthRequired; 402
 // PaymentRequired (never content: [Error.Payment] carries the price asked,
 // if any); the
@@ -221,25 +229,47 @@ func (f *Fetcher) release(ctx context.Context, url string) {
 func (f *Fetcher) get(ctx context.Context, u *url.URL, rawURL, key string, v Validator) (*Page, string, error) {
 	page, err := f.fetch(ctx, u, rawURL, key, v)
 	finalKey := ""
-	if page != nil && page.Status != 0 {
+	switch {
+	case page == nil || page.Status == 0:
+	case page.FinalURL == rawURL:
+		finalKey = key // no redirect: the key already made from rawURL
+	default:
 		finalKey, _ = Normalize(page.FinalURL)
 	}
 	return page, finalKey, err
 }
 
 func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v Validator) (*Page, error) {
-	page := &Page{URL: rawURL, FinalURL: rawURL}
 	if !f.takePage(u) {
+		page := &Page{URL: rawURL, FinalURL: rawURL}
 		return page.fail(&Error{Outcome: GaveUp, URL: rawURL, Err: ErrSiteBudget})
 	}
+	// Admit the URL (its rules, then robots.txt, fetched first if need be)
+	// and wait for the host's gap before building anything: a refused URL
+	// does not wait, and a Get waiting for its turn holds its URL, not a
+	// request. The chain does not check the first request again.
+	err := f.chain.admitURL(u)
+	if err == nil {
+		err = f.chain.admitSite(ctx, u)
+	}
+	if err == nil {
+		if err = f.chain.pol.Wait(ctx, u); err != nil {
+			err = &Error{Outcome: classify(err), URL: Redact(rawURL), Err: err}
+		}
+	}
+	if err != nil {
+		page := &Page{URL: rawURL, FinalURL: rawURL}
+		return page.fail(asError(err, Redact(rawURL)))
+	}
+	page := &Page{URL: rawURL, FinalURL: rawURL}
 	if v.IsZero() {
 		var err error
 		if v, _, err = f.validators.Load(ctx, key); err != nil {
 			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
 		}
 	}
-	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v})
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v, admitted: u})
+	req, err := newGet(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +291,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 		page.Truncated = fe.Outcome == TooLarge
 		return page.fail(fe)
 	}
-	finalKey, _ := normalizeURL(resp.Request.URL)
+	finalKey := key // no redirect: the request still has u
+	if resp.Request.URL != u {
+		finalKey, _ = normalizeURL(resp.Request.URL)
+	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusNotModified:
 		page.NotModified = true
@@ -283,6 +316,18 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	page.Outcome = OK
 	return page, nil
+}
+
+// newGet returns a GET request for u, as http.NewRequestWithContext would
+// for u.String(), without writing u out and parsing it again (u is not
+// copied: the chain never changes a request's URL).
+func newGet(ctx context.Context, u *url.URL) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.URL, req.Host = u, strings.TrimSuffix(u.Host, ":") // an empty port, as net/http drops it
+	return req, nil
 }
 
 func (p *Page) setResponse(resp *http.Response) {

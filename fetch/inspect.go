@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/goodbot-go/goodbot/challenge"
@@ -181,6 +182,10 @@ func (b *prefixBody) free() {
 }
 
 func isHTML(ct string) bool {
+	// The common spellings, without the allocations of a full parse.
+	if strings.EqualFold(ct, "text/html") || strings.EqualFold(ct, "text/html; charset=utf-8") {
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return false

@@ -2,13 +2,17 @@ package fetch_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
+	"os"
+	"os/exec"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,45 +32,50 @@ import (
 //
 //	go test -run '^$' -bench Scale -benchtime 1x -count 3 ./fetch
 //
-// The web (internal/manyhosts) runs in a child process (this test binary,
-// re-run), so the CPU time and heap measured here are the crawler's alone. Each host answers
-// after 10 ms with a 3 KB page; every tenth host asks for Crawl-delay: 1; a
-// tenth of the URLs are disallowed. The web counts violations as requests
-// arrive (two requests to a host at once, a gap below the host's delay, a
-// page before robots.txt, a disallowed path): the library must have none.
+// The web (internal/manyhosts) and each crawler run in processes of their
+// own (this test binary, re-run: see BenchmarkCrawlerProcess), so the CPU
+// time, heap and peak RSS measured are each crawler's alone. Each host
+// answers after 10 ms with a 3 KB page; every tenth host asks for
+// Crawl-delay: 1; a tenth of the URLs are disallowed. The web counts
+// violations as requests arrive (two requests to a host at once, a gap
+// below the host's delay, a page before robots.txt, a disallowed path): the
+// library must have none.
 func BenchmarkScale(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
 			web := manyhosts.Start(b, scaleWeb)
 			for b.Loop() {
-				lib := crawl(b, web, "l", hosts, crawlLibrary(nil))
-				loop := crawl(b, web, "o", hosts, crawlLoop)
-				capped := crawl(b, web, "c", hosts, crawlLibrary(capIdle))
+				lib := crawlIn(b, web, "library", hosts)
+				loop := crawlIn(b, web, "loop", hosts)
+				capped := crawlIn(b, web, "capped", hosts)
 				ceiling := web.Ceiling(hosts)
 				b.ReportMetric(100*lib.rate()/ceiling, "lib-%ceiling")
 				b.ReportMetric(100*loop.rate()/ceiling, "loop-%ceiling")
 				b.ReportMetric(lib.rate()/loop.rate(), "lib/loop-rate")
 				b.ReportMetric(lib.cpuPerReq()/loop.cpuPerReq(), "lib/loop-cpu")
-				b.ReportMetric(float64(lib.peakHeap)/float64(loop.peakHeap), "lib/loop-heap")
+				b.ReportMetric(float64(lib.MaxRSS)/float64(loop.MaxRSS), "lib/loop-rss")
+				b.ReportMetric(float64(lib.PeakHeap)/float64(loop.PeakHeap), "lib/loop-heap")
 				b.ReportMetric(lib.allocPerReq()/loop.allocPerReq(), "lib/loop-alloc")
 				b.ReportMetric(lib.allocPerReq(), "lib-alloc-B/req")
 				b.ReportMetric(loop.allocPerReq(), "loop-alloc-B/req")
 				b.ReportMetric(lib.cpuPerReq()/1e3, "lib-cpu-µs/req")
 				b.ReportMetric(loop.cpuPerReq()/1e3, "loop-cpu-µs/req")
-				b.ReportMetric(float64(lib.peakHeap)/(1<<20), "lib-heap-MiB")
-				b.ReportMetric(float64(loop.peakHeap)/(1<<20), "loop-heap-MiB")
+				b.ReportMetric(float64(lib.MaxRSS)/(1<<20), "lib-rss-MiB")
+				b.ReportMetric(float64(loop.MaxRSS)/(1<<20), "loop-rss-MiB")
+				b.ReportMetric(float64(lib.PeakHeap)/(1<<20), "lib-heap-MiB")
+				b.ReportMetric(float64(loop.PeakHeap)/(1<<20), "loop-heap-MiB")
 				b.ReportMetric(lib.connsPerReq(), "lib-conns/req")
 				b.ReportMetric(loop.connsPerReq(), "loop-conns/req")
 				b.ReportMetric(capped.connsPerReq(), "capped-conns/req")
 				b.ReportMetric(100*capped.rate()/ceiling, "capped-%ceiling")
 				b.ReportMetric(capped.cpuPerReq()/loop.cpuPerReq(), "capped/loop-cpu")
-				b.ReportMetric(float64(lib.stats.Violations()), "lib-violations")
-				b.ReportMetric(float64(loop.stats.Violations()), "loop-violations")
-				if lib.stats.Pages == 0 || loop.stats.Pages == 0 {
-					b.Fatalf("no pages fetched (library %d, loop %d)", lib.stats.Pages, loop.stats.Pages)
+				b.ReportMetric(float64(lib.Stats.Violations()), "lib-violations")
+				b.ReportMetric(float64(loop.Stats.Violations()), "loop-violations")
+				if lib.Stats.Pages == 0 || loop.Stats.Pages == 0 {
+					b.Fatalf("no pages fetched (library %d, loop %d)", lib.Stats.Pages, loop.Stats.Pages)
 				}
-				if v := lib.stats.Violations(); v != 0 {
-					b.Errorf("library: %d politeness violations: %+v", v, lib.stats)
+				if v := lib.Stats.Violations(); v != 0 {
+					b.Errorf("library: %d politeness violations: %+v", v, lib.Stats)
 				}
 			}
 		})
@@ -85,35 +94,119 @@ const (
 var scaleWeb = manyhosts.Config{Delay: scaleDelay, Latency: 10 * time.Millisecond, PageSize: 3 << 10,
 	CrawlDelay: time.Second, CrawlDelayEvery: 10}
 
-// scaleRun is one crawler's measures over the window.
-type scaleRun struct {
-	stats    manyhosts.Stats // pages and robots.txt in the window, violations over the whole crawl
-	all      manyhosts.Stats // the whole crawl
-	window   time.Duration
-	cpu      time.Duration
-	alloc    uint64 // bytes allocated in the window
-	peakHeap uint64
+// scaleCrawlers are the crawlers of BenchmarkScale by name, each with the
+// host-name prefix of its hosts.
+var scaleCrawlers = map[string]struct {
+	prefix string
+	crawl  crawler
+}{
+	"library": {"l", crawlLibrary(nil)},
+	"loop":    {"o", crawlLoop},
+	"capped":  {"c", crawlLibrary(capIdle)},
 }
 
-func (r scaleRun) rate() float64 { return float64(r.stats.Pages) / r.window.Seconds() }
+// scaleRun is one crawler's measures over the window.
+type scaleRun struct {
+	Stats    manyhosts.Stats // pages and robots.txt in the window, violations over the whole crawl
+	All      manyhosts.Stats // the whole crawl
+	Window   time.Duration
+	CPU      time.Duration
+	Alloc    uint64 // bytes allocated in the window
+	PeakHeap uint64 // largest live heap sampled
+	MaxRSS   int64  // the crawler process's peak resident set, bytes
+}
+
+func (r scaleRun) rate() float64 { return float64(r.Stats.Pages) / r.Window.Seconds() }
 func (r scaleRun) cpuPerReq() float64 {
-	return float64(r.cpu) / float64(r.stats.Pages+r.stats.Robots)
+	return float64(r.CPU) / float64(r.Stats.Requests())
 }
 func (r scaleRun) allocPerReq() float64 {
-	return float64(r.alloc) / float64(r.stats.Pages+r.stats.Robots)
+	return float64(r.Alloc) / float64(r.Stats.Requests())
 }
 func (r scaleRun) connsPerReq() float64 {
-	return float64(r.all.Conns) / float64(r.all.Pages+r.all.Robots)
+	return float64(r.All.Conns) / float64(r.All.Requests())
 }
 
 // crawler crawls the web's hosts 0 to hosts-1 until ctx ends.
 type crawler func(ctx context.Context, b *testing.B, web *manyhosts.Web, hosts int)
 
+// scaleChildEnv tells a process of this test binary, in JSON
+// (scaleChild), to be one crawler of BenchmarkScale.
+const scaleChildEnv = "GOODBOT_SCALE_CRAWLER"
+
+type scaleChild struct {
+	Crawler string // a key of scaleCrawlers
+	Hosts   int
+	Addr    string // the web's
+	Web     manyhosts.Config
+}
+
+const scaleResultTag = "scale-result: "
+
+// crawlIn runs the named crawler in a process of its own
+// (BenchmarkCrawlerProcess) and returns its measures, with the process's
+// peak RSS.
+func crawlIn(b *testing.B, web *manyhosts.Web, name string, hosts int) scaleRun {
+	b.Helper()
+	js, err := json.Marshal(scaleChild{Crawler: name, Hosts: hosts, Addr: web.Addr(), Web: web.Config()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkCrawlerProcess$", "-test.benchtime=1x")
+	cmd.Env = append(os.Environ(), scaleChildEnv+"="+string(js))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("crawler %s: %v\n%s", name, err, out)
+	}
+	_, line, ok := strings.Cut(string(out), scaleResultTag)
+	line, _, _ = strings.Cut(line, "\n")
+	var run scaleRun
+	if !ok {
+		b.Fatalf("crawler %s said nothing:\n%s", name, out)
+	}
+	if err := json.Unmarshal([]byte(line), &run); err != nil {
+		b.Fatalf("crawler %s: %v", name, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Fatal("no rusage for the crawler process")
+	}
+	run.MaxRSS = ru.Maxrss << 10 // KiB on Linux
+	return run
+}
+
+// BenchmarkCrawlerProcess is one crawler of BenchmarkScale, in a process
+// of its own: it runs only when BenchmarkScale starts it, and prints its
+// measures for it.
+func BenchmarkCrawlerProcess(b *testing.B) {
+	js := os.Getenv(scaleChildEnv)
+	if js == "" {
+		b.Skip("a crawler process of BenchmarkScale: runs only when BenchmarkScale starts it")
+	}
+	var c scaleChild
+	if err := json.Unmarshal([]byte(js), &c); err != nil {
+		b.Fatal(err)
+	}
+	k, ok := scaleCrawlers[c.Crawler]
+	if !ok {
+		b.Fatalf("no crawler %q", c.Crawler)
+	}
+	web := manyhosts.Connect(b, c.Addr, c.Web)
+	for b.Loop() {
+		run := crawl(b, web, k.prefix, c.Hosts, k.crawl)
+		out, err := json.Marshal(run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Printf("%s%s\n", scaleResultTag, out)
+	}
+}
+
 // crawl runs c on hosts named prefix+"N.test" for scaleWarm+scaleWindow and
 // measures the window (pages, robots.txt requests, CPU) after the warm-up;
 // connections and violations are counted over the whole crawl.
 func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) scaleRun {
-	runtime.GC()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var peak atomic.Uint64
@@ -130,9 +223,9 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) 
 	wg.Wait()
 	all := end.Sub(base)
 	win := end.Sub(warm)
-	return scaleRun{stats: manyhosts.Stats{Pages: win.Pages, Robots: win.Robots, Overlaps: all.Overlaps,
+	return scaleRun{Stats: manyhosts.Stats{Pages: win.Pages, Robots: win.Robots, Overlaps: all.Overlaps,
 		ShortGaps: all.ShortGaps, BeforeRobots: all.BeforeRobots, Denied: all.Denied},
-		all: all, window: window, cpu: cpu, alloc: alloc, peakHeap: peak.Load()}
+		All: all, Window: window, CPU: cpu, Alloc: alloc, PeakHeap: peak.Load()}
 }
 
 // allocated is the number of bytes allocated on the heap so far.
@@ -160,9 +253,9 @@ func samplePeakHeap(ctx context.Context, peak *atomic.Uint64) {
 	}
 }
 
-// crawlLibrary is a Fetcher with its defaults (its base transport, with
-// host names resolved to the web's address), one goroutine per host;
-// change, when not nil, alters the base transport.
+// crawlLibrary is a Fetcher with its defaults (Transport nil: its own base
+// transport, with host names resolved to the web's address), one goroutine
+// per host; change, when not nil, alters the base transport.
 func crawlLibrary(change func(*http.Transport)) crawler {
 	return func(ctx context.Context, b *testing.B, web *manyhosts.Web, hosts int) {
 		prefix := "l"
@@ -170,17 +263,12 @@ func crawlLibrary(change func(*http.Transport)) crawler {
 			prefix = "c"
 		}
 		bot := fetch.Bot{UserAgent: scaleUA, Politeness: politeness.Policy{MinDelay: scaleDelay}, AllowInternal: loopbackOnly}
-		tr := fetch.BaseTransportWithLookup(bot, web.Lookup(prefix, hosts))
-		if change != nil {
-			change(tr)
-		}
-		defer tr.CloseIdleConnections()
-		bot.Transport = tr
-		f, err := fetch.NewFetcher(bot)
+		f, tr, err := fetch.NewFetcherWithLookup(bot, web.Lookup(prefix, hosts), change)
 		if err != nil {
 			b.Error(err)
 			return
 		}
+		defer tr.CloseIdleConnections()
 		var wg sync.WaitGroup
 		for h := range hosts {
 			wg.Go(func() {

@@ -291,9 +291,21 @@ func removeDotSegments(p string) string {
 type conditional struct {
 	url string // normalised
 	v   Validator
+	// admitted is the URL of the Get's first request when the Fetcher
+	// admitted it (URL rules, robots.txt) before waiting for the host: the
+	// chain does not check that request again.
+	admitted *url.URL
 }
 
 type validatorsKey struct{}
+
+// admittedURL returns the URL the Fetcher admitted for ctx's Get, if any.
+func admittedURL(ctx context.Context) *url.URL {
+	if c, ok := ctx.Value(validatorsKey{}).(*conditional); ok {
+		return c.admitted
+	}
+	return nil
+}
 
 func (c *conditional) apply(req *http.Request) {
 	if c.v.IsZero() {

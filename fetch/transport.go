@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -24,10 +25,14 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, fmt.Errorf("%w (got %s)", ErrMethod, req.Method)
 	}
-	if err := c.checkURL(req.URL); err != nil {
-		closeBody(req)
-		c.log.Debug("fetch: refused", "url", req.URL.Redacted(), "err", err)
-		return nil, err
+	// The first hop of a Fetcher's Get was admitted before the Get waited
+	// for the host's gap (Fetcher.admit): not again.
+	admitted := req.Response == nil && admittedURL(req.Context()) == req.URL
+	if !admitted {
+		if err := c.admitURL(req.URL); err != nil {
+			closeBody(req)
+			return nil, err
+		}
 	}
 	if err := c.checkHop(req); err != nil { // the limits of a client without CheckRedirect
 		closeBody(req)
@@ -56,27 +61,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		ctx, cancel = withDeadline(ctx, d)
 	}
-
-	if c.pay != nil {
-		if err := c.pay.check(req.URL); err != nil {
+	if !admitted {
+		if err := c.admitSite(ctx, req.URL); err != nil {
 			cancel()
 			closeBody(req)
 			return nil, err
 		}
-	}
-	if err := c.robots.Check(ctx, c.agent, req.URL); err != nil {
-		cancel()
-		closeBody(req)
-		c.log.Debug("fetch: robots.txt refused", "url", req.URL.Redacted(), "err", err)
-		// Classified as a robots outcome even when the robots.txt fetch
-		// failed on one of this chain's own errors.
-		return nil, &Error{Outcome: classify(err), URL: req.URL.Redacted(), Err: err}
-	}
-	if err := c.checkRobotsUsage(req.URL); err != nil {
-		cancel()
-		closeBody(req)
-		c.log.Debug("fetch: usage refused", "url", req.URL.String(), "err", err)
-		return nil, err
 	}
 
 	// A shallow copy with its own header: the layers below clone again
@@ -116,6 +106,37 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return resp, nil
+}
+
+// admitURL applies the URL rules (checkURL) to a request's URL.
+func (c *chain) admitURL(u *url.URL) error {
+	if err := c.checkURL(u); err != nil {
+		c.log.Debug("fetch: refused", "url", u.Redacted(), "err", err)
+		return err
+	}
+	return nil
+}
+
+// admitSite applies the site's rules to a request for u that passed
+// admitURL: the payment budget, robots.txt (fetched first if need be) and
+// the usage it states.
+func (c *chain) admitSite(ctx context.Context, u *url.URL) error {
+	if c.pay != nil {
+		if err := c.pay.check(u); err != nil {
+			return err
+		}
+	}
+	if err := c.robots.Check(ctx, c.agent, u); err != nil {
+		c.log.Debug("fetch: robots.txt refused", "url", u.Redacted(), "err", err)
+		// Classified as a robots outcome even when the robots.txt fetch
+		// failed on one of this chain's own errors.
+		return &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
+	}
+	if err := c.checkRobotsUsage(u); err != nil {
+		c.log.Debug("fetch: usage refused", "url", u.String(), "err", err)
+		return err
+	}
+	return nil
 }
 
 // cloneHeader is Header.Clone with room for the headers setHeaders adds.

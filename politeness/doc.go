@@ -30,6 +30,11 @@
 // [ErrGaveUp] or [ErrHostDown]. These work with errors.Is and errors.As
 // through the *url.Error that [http.Client] wraps them in.
 //
+// A caller that waits for many hosts at once can wait for a host's gap
+// with [Transport.Wait] before it builds its request: the request is then
+// sent at once by RoundTrip (which still keeps every rule), and the waiting
+// caller holds no request meanwhile.
+//
 // [Policy] documents every rule and default. The zero [Transport] is polite:
 // one second between requests, Crawl-delay honoured up to 60 s, pauses up to
 // one hour, default backoff one minute.

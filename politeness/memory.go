@@ -165,7 +165,6 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State)
 	// While this caller holds the lease nobody else writes e.st, so the
 	// State read once stays current through ready's waits.
 	st := packed.unpack()
-	var timer *time.Timer
 	for {
 		d, err := ready(st)
 		if err != nil {
@@ -176,18 +175,22 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State)
 			*l = memLease{g: g, host: host, e: e, st: packed}
 			return nil
 		}
-		if timer == nil {
-			timer = time.NewTimer(d)
-			defer timer.Stop()
-		} else {
-			timer.Reset(d)
-		}
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
+		if err := sleep(ctx, d); err != nil {
 			g.releaseLocking(e, host, packed)
-			return ctx.Err()
+			return err
 		}
+	}
+}
+
+// sleep waits d, or until ctx ends (returning ctx.Err()).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -306,15 +309,19 @@ func (g *MemoryGate) sweepLocked(now int64) {
 	}
 }
 
-// peek returns host's State without waiting for its turn.
-func (g *MemoryGate) peek(host string) (State, bool) {
+// peek returns host's State without waiting for its turn, and whether a
+// lease on it is out or wanted (busy); found is false for a host the gate
+// does not remember.
+func (g *MemoryGate) peek(host string) (st State, busy, found bool) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	e := g.hosts[host]
 	if e == nil {
-		return State{}, false
+		g.mu.Unlock()
+		return State{}, false, false
 	}
-	return e.st.unpack(), true
+	p, busy := e.st, e.held || e.head != nil
+	g.mu.Unlock()
+	return p.unpack(), busy, true
 }
 
 // Len returns the number of hosts the gate currently remembers.

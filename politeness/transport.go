@@ -196,29 +196,46 @@ func (r *readyer) ready(s State) (time.Duration, error) {
 	if err := r.refusal(s, now); err != nil {
 		return 0, err
 	}
-	if !s.NotBefore.After(now) {
-		return 0, nil
+	d, reason := wait(s, now)
+	if d > 0 {
+		r.t.emit(Event{Kind: EventWait, Host: r.host, Reason: reason, Duration: d, Until: s.NotBefore})
 	}
-	d, reason := s.NotBefore.Sub(now), "delay"
-	if s.PauseUntil.After(now) {
-		reason = "pause"
-	}
-	r.t.emit(Event{Kind: EventWait, Host: r.host, Reason: reason, Duration: d, Until: s.NotBefore})
 	return d, nil
+}
+
+// wait returns how long a request to a host in State s must wait from now
+// before it starts, and why ("delay" or "pause"); 0 when it may start.
+func wait(s State, now time.Time) (time.Duration, string) {
+	if !s.NotBefore.After(now) {
+		return 0, ""
+	}
+	if s.PauseUntil.After(now) {
+		return s.NotBefore.Sub(now), "pause"
+	}
+	return s.NotBefore.Sub(now), "delay"
 }
 
 // refusal returns the error for a request that must not wait for s: the
 // host is given up on or down, or paused beyond the request's deadline.
 func (r *readyer) refusal(s State, now time.Time) error {
-	switch {
-	case s.GaveUpUntil.After(now):
-		return r.t.refuse(r.host, ErrGaveUp, s.GaveUpUntil)
-	case s.DownUntil.After(now):
-		return r.t.refuse(r.host, ErrHostDown, s.DownUntil)
-	case r.hasDeadline && s.PauseUntil.After(now) && r.deadline.Before(s.PauseUntil):
-		return r.t.refuse(r.host, ErrRateLimited, s.PauseUntil)
+	if until, sentinel := refused(s, now, r.deadline, r.hasDeadline); sentinel != nil {
+		return r.t.refuse(r.host, sentinel, until)
 	}
 	return nil
+}
+
+// refused returns the sentinel and reopening time for a request, with the
+// given deadline, that must not wait for a host in State s; nil if none.
+func refused(s State, now, deadline time.Time, hasDeadline bool) (time.Time, error) {
+	switch {
+	case s.GaveUpUntil.After(now):
+		return s.GaveUpUntil, ErrGaveUp
+	case s.DownUntil.After(now):
+		return s.DownUntil, ErrHostDown
+	case hasDeadline && s.PauseUntil.After(now) && deadline.Before(s.PauseUntil):
+		return s.PauseUntil, ErrRateLimited
+	}
+	return time.Time{}, nil
 }
 
 func (t *Transport) refuse(host string, sentinel error, until time.Time) error {
@@ -265,6 +282,55 @@ func (t *Transport) emit(ev Event) {
 	t.Logger.LogAttrs(ctx, level, "politeness: "+ev.Kind.String(), attrs...)
 }
 
+// Wait returns when a request to u's host may start as far as the host's
+// pacing goes: the gap after its last answer and any rate-limit pause have
+// passed (it reports the wait as an [EventWait], as RoundTrip does). It
+// takes no turn and keeps no promise by itself: [Transport.RoundTrip] still
+// waits for the host's turn and applies every rule, but after Wait it
+// usually finds the host ready. A caller that builds its request after Wait
+// holds nothing (no request, headers or context values) while it waits, so
+// thousands of hosts waiting for their gap cost little memory.
+//
+// Wait returns at once, with nil, when RoundTrip would not wait for a
+// delay: the host is new, busy with another request (RoundTrip queues for
+// it), given up on or down, or paused beyond ctx's deadline (RoundTrip
+// refuses the request). It returns ctx.Err() when ctx ends first. Only the
+// in-memory gate ([MemoryGate], the default) can be looked at without
+// taking a host's turn; with any other Gate, Wait returns at once and
+// RoundTrip waits as before. It is safe for concurrent use.
+func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
+	t.init()
+	mg, ok := t.gate.(*MemoryGate)
+	if !ok || u == nil {
+		return ctx.Err()
+	}
+	host := t.hostKey(u)
+	deadline, hasDeadline := ctx.Deadline()
+	var h *hostTrack
+	for {
+		st, busy, found := mg.peek(host)
+		if !found || busy {
+			return ctx.Err()
+		}
+		now := time.Now()
+		if _, err := refused(st, now, deadline, hasDeadline); err != nil {
+			return ctx.Err()
+		}
+		d, reason := wait(st, now)
+		if d <= 0 {
+			return ctx.Err()
+		}
+		if h == nil {
+			h = t.track.queue(host)
+			defer t.track.unqueue(h)
+		}
+		t.emit(Event{Kind: EventWait, Host: host, Reason: reason, Duration: d, Until: st.NotBefore})
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+}
+
 // RoundTrip waits for the host's turn, sends req through Base and learns from
 // the answer. It does not modify req. A rate-limit response is returned as
 // is; the host's later requests wait for the pause. Errors for refused
@@ -289,7 +355,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A request with a deadline need not queue behind others to learn
 		// that the host is paused beyond it: look first.
 		if r.hasDeadline {
-			if st, found := mg.peek(host); found {
+			if st, _, found := mg.peek(host); found {
 				err = r.refusal(st, time.Now())
 			}
 		}

@@ -213,7 +213,15 @@ func Start(tb testing.TB, cfg Config) *Web {
 	if _, perr := strconv.Atoi(port); err != nil || perr != nil {
 		tb.Fatalf("manyhosts: the web process did not start (does TestMain call manyhosts.Main first?): %q, %v", line, err)
 	}
-	w := &Web{cfg: cfg, addr: "127.0.0.1:" + port}
+	return Connect(tb, "127.0.0.1:"+port, cfg)
+}
+
+// Connect returns a handle on a web already running at addr (a
+// [Web.Addr]) with Config cfg (its [Web.Config]): for a crawler in
+// another process than the one that called [Start]. Its connections are
+// closed when tb's test ends; the web keeps running.
+func Connect(tb testing.TB, addr string, cfg Config) *Web {
+	w := &Web{cfg: cfg.withDefaults(), addr: addr}
 	tr := &http.Transport{DialContext: w.DialContext}
 	tb.Cleanup(tr.CloseIdleConnections)
 	w.ctl = &http.Client{Transport: tr}

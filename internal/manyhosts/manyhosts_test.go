@@ -188,6 +188,10 @@ func TestWeb_LookupAndDialTo(t *testing.T) {
 	if code != 200 || web.Stats(t, "z").Robots != 1 {
 		t.Fatalf("through DialTo: status %d, stats %+v", code, web.Stats(t, "z"))
 	}
+	other := manyhosts.Connect(t, web.Addr(), web.Config())
+	if s := other.Stats(t, "z"); s.Robots != 1 || other.Port() != web.Port() || other.Config() != web.Config() {
+		t.Fatalf("through Connect: stats %+v, port %s, config %+v", s, other.Port(), other.Config())
+	}
 	conn, err := manyhosts.DialTo(web.Addr())(context.Background(), "tcp", "elsewhere:1")
 	if err != nil {
 		t.Fatal(err)
