@@ -143,6 +143,7 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 		parallel, sites int
 		delay           time.Duration
 		want            time.Duration // crawl time
+		slack           time.Duration // how much longer a valid schedule may take
 	}{
 		// 5 pages a site, 100 ms each: robots.txt, then a page every
 		// delay+0.1 s (5.6 s); the robots.txt files of the 8 sites are read
@@ -153,8 +154,11 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 		{parallel: 2, sites: 8, delay: -1, want: 8 * 6 * 100 * time.Millisecond / 2},
 		{parallel: 8, sites: 8, delay: -1, want: 6 * 100 * time.Millisecond},
 		// Parallel 0: 64 workers; 600 requests of 100 ms, 64 at a time,
-		// take 10 rounds.
-		{parallel: 0, sites: 100, delay: -1, want: time.Second},
+		// take at least 10 rounds. Which sites a worker takes when 64
+		// finish at one instant depends on the order they finish in, and
+		// a schedule that serves each site's 6 requests one after the
+		// other may then need an 11th round.
+		{parallel: 0, sites: 100, delay: -1, want: time.Second, slack: 100 * time.Millisecond},
 	} {
 		t.Run(fmt.Sprintf("parallel=%d,sites=%d,delay=%v", tt.parallel, tt.sites, tt.delay), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -198,8 +202,8 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 				if most != min(workers, tt.sites) {
 					t.Errorf("at most %d requests in flight; want %d", most, min(workers, tt.sites))
 				}
-				if d := time.Since(start); d != tt.want {
-					t.Errorf("crawl took %v; want %v", d, tt.want)
+				if d := time.Since(start); d < tt.want || d > tt.want+tt.slack {
+					t.Errorf("crawl took %v; want %v (up to %v more)", d, tt.want, tt.slack)
 				}
 				w.Check(t, fetchtest.NoOverlap(), fetchtest.RobotsFirst())
 			})
