@@ -1,0 +1,88 @@
+package robots
+
+import (
+	"testing"
+
+	"github.com/jimsmart/grobotstxt"
+)
+
+// An anchored wildcard rule needs its last piece after everything before
+// it: the last piece may not overlap the literal prefix or an earlier piece
+// ("/a*ab$" is "/a", anything, then "ab" at the end, so at least "/aab").
+// Each answer is also Google's parser's.
+func TestAllowed_AnchoredWildcardPiecesDoNotOverlap(t *testing.T) {
+	cases := []struct {
+		rule, target string
+		disallowed   bool
+	}{
+		{"/a*ab$", "/ab", false},
+		{"/a*ab$", "/aab", true},
+		{"/a*ab$", "/axab", true},
+		{"/a*ab$", "/aaba", false},
+		{"/*x*xy$", "/xy", false},
+		{"/*x*xy$", "/xxy", true},
+		{"/*x*xy$", "/x/xy", true},
+		{"/ab*b$", "/ab", false},
+		{"/ab*b$", "/abb", true},
+	}
+	for _, c := range cases {
+		body := "User-agent: *\nDisallow: " + c.rule + "\n"
+		got := !Parse([]byte(body)).Allowed(Agent{Token: "a"}, c.target)
+		if got != c.disallowed {
+			t.Errorf("Disallow: %s, %s: disallowed = %v, want %v", c.rule, c.target, got, c.disallowed)
+		}
+		google := !grobotstxt.AgentAllowed(body, "a", "https://example.com"+c.target)
+		if google != c.disallowed {
+			t.Errorf("Disallow: %s, %s: grobotstxt says disallowed = %v; the table is wrong", c.rule, c.target, google)
+		}
+	}
+}
+
+// In the query, the escapes of the delimiters a query may carry raw (":",
+// "/", "?", "@", RFC 3986 §3.4) equal the raw characters; in the path they
+// stay escapes, which a raw delimiter does not match ("/a%2Fb" is one
+// segment, "/a/b" two).
+func TestAllowed_QueryDelimiterEscapes(t *testing.T) {
+	cases := []struct {
+		rule, target string
+		disallowed   bool
+	}{
+		{"/r?u=a:b", "/r?u=a%3Ab", true},
+		{"/r?u=a/b", "/r?u=a%2Fb", true},
+		{"/r?u=a?b", "/r?u=a%3Fb", true},
+		{"/r?u=a@b", "/r?u=a%40b", true},
+		{"/r?u=a@b", "/r?u=a%40B", false},
+		{"/r?u=a%40b", "/r?u=a@b", true},
+		{"/a/b", "/a%2Fb", false},
+		{"/a:b", "/a%3Ab", false},
+		{"/a@b", "/a%40b", false},
+	}
+	for _, c := range cases {
+		body := "User-agent: *\nDisallow: " + c.rule + "\n"
+		if got := !Parse([]byte(body)).Allowed(Agent{Token: "a"}, c.target); got != c.disallowed {
+			t.Errorf("Disallow: %s, %s: disallowed = %v, want %v", c.rule, c.target, got, c.disallowed)
+		}
+	}
+}
+
+// A relative target is a path (from the root) even when its query holds a
+// URL: "p?next=https://example.com/q" is the path "/p", never the URL
+// "https://example.com/q".
+func TestAllowed_RelativeTargetWithURLInQuery(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /p\nDisallow: /?next\n"))
+	a := Agent{Token: "a"}
+	for _, c := range []struct {
+		target     string
+		disallowed bool
+	}{
+		{"p?next=https://example.com/q", true},
+		{"?next=https://example.com/q", true},
+		{"q/p?u=http://example.com/x", false},
+		{"https://example.com/p?next=https://other.example/q", true},
+		{"https://example.com/q?next=https://other.example/p", false},
+	} {
+		if got := !r.Allowed(a, c.target); got != c.disallowed {
+			t.Errorf("Allowed(%q): disallowed = %v, want %v", c.target, got, c.disallowed)
+		}
+	}
+}
