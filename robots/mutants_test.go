@@ -1,7 +1,9 @@
 package robots
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jimsmart/grobotstxt"
 )
@@ -84,5 +86,53 @@ func TestAllowed_RelativeTargetWithURLInQuery(t *testing.T) {
 		if got := !r.Allowed(a, c.target); got != c.disallowed {
 			t.Errorf("Allowed(%q): disallowed = %v, want %v", c.target, got, c.disallowed)
 		}
+	}
+}
+
+// CrawlDelay is the largest value of the groups that apply, whatever the
+// order of the groups in the file and of the agent's names; one group's
+// largest value is its value.
+func TestCrawlDelay_LargestOfSeveralGroups(t *testing.T) {
+	a := Agent{Token: "NewBot", Former: []string{"OldBot"}}
+	cases := []struct {
+		name, body string
+		want       time.Duration
+	}{
+		{"former larger, after", "User-agent: NewBot\nCrawl-delay: 2\nDisallow: /x\n\nUser-agent: OldBot\nCrawl-delay: 7\nDisallow: /x\n", 7 * time.Second},
+		{"former larger, before", "User-agent: OldBot\nCrawl-delay: 7\nDisallow: /x\n\nUser-agent: NewBot\nCrawl-delay: 2\nDisallow: /x\n", 7 * time.Second},
+		{"token larger", "User-agent: OldBot\nCrawl-delay: 2\nDisallow: /x\n\nUser-agent: NewBot\nCrawl-delay: 7\nDisallow: /x\n", 7 * time.Second},
+		{"one name, two groups", "User-agent: NewBot\nCrawl-delay: 1\nDisallow: /x\n\nUser-agent: NewBot\nCrawl-delay: 4\nDisallow: /y\n", 4 * time.Second},
+		{"one group, larger first", "User-agent: NewBot\nCrawl-delay: 9\nCrawl-delay: 3\nDisallow: /x\n", 9 * time.Second},
+		{"one group, larger last", "User-agent: NewBot\nCrawl-delay: 3\nCrawl-delay: 9\nDisallow: /x\n", 9 * time.Second},
+		{"star groups", "User-agent: *\nCrawl-delay: 1\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 6\nDisallow: /y\n", 6 * time.Second},
+	}
+	for _, c := range cases {
+		d, ok := Parse([]byte(c.body)).CrawlDelay(a)
+		if !ok || d != c.want {
+			t.Errorf("%s: CrawlDelay = %v, %v; want %v, true", c.name, d, ok, c.want)
+		}
+	}
+}
+
+// A file of exactly MaxParseBytes (512 KiB) is read whole, last line
+// included; one byte more and the last line, now cut, is dropped.
+func TestParse_ExactlyMaxParseBytes(t *testing.T) {
+	head := "User-agent: *\nDisallow: /first\n"
+	last := "Disallow: /last"
+	pad := strings.Repeat("#\n", (512<<10-len(head)-len(last))/2)
+	body := head + pad + last
+	if len(body) != 512<<10 {
+		t.Fatalf("test body is %d bytes", len(body))
+	}
+	a := Agent{Token: "a"}
+	r := Parse([]byte(body))
+	if r.Truncated() || r.Allowed(a, "/first") || r.Allowed(a, "/last") {
+		t.Errorf("512 KiB: Truncated = %v, /first allowed = %v, /last allowed = %v; want false, false, false",
+			r.Truncated(), r.Allowed(a, "/first"), r.Allowed(a, "/last"))
+	}
+	r = Parse([]byte(body + "x"))
+	if !r.Truncated() || r.Allowed(a, "/first") || !r.Allowed(a, "/last") || !r.Allowed(a, "/lastx") {
+		t.Errorf("512 KiB + 1: Truncated = %v, /first allowed = %v, /last allowed = %v; want true, false, true",
+			r.Truncated(), r.Allowed(a, "/first"), r.Allowed(a, "/last"))
 	}
 }
