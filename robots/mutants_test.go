@@ -1,8 +1,12 @@
 package robots
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/jimsmart/grobotstxt"
@@ -135,4 +139,68 @@ func TestParse_ExactlyMaxParseBytes(t *testing.T) {
 		t.Errorf("512 KiB + 1: Truncated = %v, /first allowed = %v, /last allowed = %v; want true, false, true",
 			r.Truncated(), r.Allowed(a, "/first"), r.Allowed(a, "/last"))
 	}
+}
+
+// A Crawl-delay value is decimal seconds: one optional dot, at least one
+// digit. Anything else is no value at all.
+func TestCrawlDelay_Malformed(t *testing.T) {
+	for _, v := range []string{".", "1.5.5", "..5", "", "1..", "1,5"} {
+		if d, ok := Parse([]byte("User-agent: *\nCrawl-delay: " + v + "\nDisallow: /x\n")).CrawlDelay(Agent{Token: "a"}); ok {
+			t.Errorf("Crawl-delay: %q = %v, want none", v, d)
+		}
+	}
+	for v, want := range map[string]time.Duration{"1.": time.Second, "0.25": 250 * time.Millisecond, "3": 3 * time.Second} {
+		if d, ok := Parse([]byte("User-agent: *\nCrawl-delay: " + v + "\nDisallow: /x\n")).CrawlDelay(Agent{Token: "a"}); !ok || d != want {
+			t.Errorf("Crawl-delay: %q = %v, %v; want %v", v, d, ok, want)
+		}
+	}
+}
+
+// A redirect to a URL that is not http or https is "nowhere to go": the
+// file is unavailable (RFC 9309 §2.3.1.2, everything allowed), and no
+// request is made to that URL.
+func TestCache_RedirectToOtherSchemeIsUnavailable(t *testing.T) {
+	for _, loc := range []string{"ftp://example.com/robots.txt", "file:///etc/robots.txt", "mailto:webmaster@example.com"} {
+		t.Run(loc, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				web := &fakeWeb{}
+				web.set(func(req *http.Request) (*http.Response, error) {
+					if req.URL.Scheme != "https" {
+						return response(req, 200, "User-agent: *\nDisallow: /\n"), nil
+					}
+					r := response(req, 301, "")
+					r.Header.Set("Location", loc)
+					return r, nil
+				})
+				c := &Cache{Transport: web}
+				err := c.Check(context.Background(), bothy, mustURL(t, "https://example.com/x"))
+				if err != nil || web.count() != 1 {
+					t.Fatalf("Check = %v after %d fetches; want nil after 1", err, web.count())
+				}
+				if r, _ := c.Cached(mustURL(t, "https://example.com/")); r.Unreachable() {
+					t.Error("robots.txt is unreachable; want unavailable (allow all)")
+				}
+			})
+		})
+	}
+}
+
+// A *DisallowedError matches ErrUnreachable only when robots.txt could not
+// be fetched; a rule's refusal is ErrDisallowed alone.
+func TestCache_DisallowedByRuleIsNotUnreachable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		web := &fakeWeb{}
+		web.set(serve(200, "User-agent: *\nDisallow: /private\n"))
+		c := &Cache{Transport: web}
+		err := c.Check(context.Background(), bothy, mustURL(t, "https://example.com/private/x"))
+		if !errors.Is(err, ErrDisallowed) || errors.Is(err, ErrUnreachable) {
+			t.Fatalf("Check = %v; want ErrDisallowed and not ErrUnreachable", err)
+		}
+		web.set(serve(503, ""))
+		c = &Cache{Transport: web}
+		err = c.Check(context.Background(), bothy, mustURL(t, "https://other.example/x"))
+		if !errors.Is(err, ErrDisallowed) || !errors.Is(err, ErrUnreachable) {
+			t.Fatalf("Check after 503 = %v; want ErrDisallowed and ErrUnreachable", err)
+		}
+	})
 }
