@@ -204,3 +204,82 @@ func TestCache_DisallowedByRuleIsNotUnreachable(t *testing.T) {
 		}
 	})
 }
+
+// The head holds title, link, base, meta, script, style, template and
+// noscript, whatever their contents; text or any other element begins the
+// body, and meta elements after that do not count. The usual head (a title
+// with text, then the robots meta) failed before the fix: the title's text
+// was taken for the body.
+func TestPageRulesFromHTML_WhatEndsTheHead(t *testing.T) {
+	meta := `<meta name="robots" content="noindex">`
+	cases := []struct {
+		name, html string
+		noindex    bool
+	}{
+		{"link", `<html><head><link rel="stylesheet" href="/s.css">` + meta, true},
+		{"base", `<html><head><base href="https://example.com/">` + meta, true},
+		{"title", `<head><title>t</title>` + meta, true},
+		{"white space", "<head>\n\t \n" + meta, true},
+		{"style", `<head><style>p{}</style>` + meta, true},
+		{"script", `<head><script>var x = 1</script>` + meta, true},
+		{"script with a tag in a string", `<head><script>document.write("<p>")</script>` + meta, true},
+		{"template", `<head><template><p>x</p></template>` + meta, true},
+		{"noscript", `<head><noscript><p>no js</p></noscript>` + meta, true},
+		{"text", `<html><head>hello` + meta, false},
+		{"text before head", `hello<head>` + meta, false},
+		{"div", `<head><div></div>` + meta, false},
+		{"end of head", `<head></head>` + meta, false},
+	}
+	for _, c := range cases {
+		if got := PageRulesFromHTML([]byte(c.html), Agent{Token: "a"}); got.NoIndex != c.noindex {
+			t.Errorf("%s: %q: NoIndex = %v, want %v", c.name, c.html, got.NoIndex, c.noindex)
+		}
+	}
+}
+
+// Rules addressed to a bot match its product token and former names as the
+// token grammar reads them: an Agent whose Token carries a version
+// ("ExampleBot/1.0") is addressed as "examplebot", in X-Robots-Tag, in
+// Robots-Tag and in a meta element.
+func TestPageRules_AgentTokenWithVersion(t *testing.T) {
+	a := Agent{Token: "ExampleBot/1.0", Former: []string{"OldBot/2 (+https://example.com)"}}
+	cases := []struct {
+		name string
+		h    http.Header
+		want PageRules
+	}{
+		{"X-Robots-Tag token", http.Header{"X-Robots-Tag": {"examplebot: noindex"}}, PageRules{NoIndex: true}},
+		{"X-Robots-Tag former", http.Header{"X-Robots-Tag": {"OLDBOT: nofollow"}}, PageRules{NoFollow: true}},
+		{"Robots-Tag token", http.Header{"Robots-Tag": {"examplebot;noai"}}, PageRules{NoAI: true}},
+		{"other bot", http.Header{"X-Robots-Tag": {"examplebot2: noindex"}}, PageRules{}},
+	}
+	for _, c := range cases {
+		if got := PageRulesFromHeader(c.h, a); got != c.want {
+			t.Errorf("%s: %v = %+v, want %+v", c.name, c.h, got, c.want)
+		}
+	}
+	if got := PageRulesFromHTML([]byte(`<head><meta name="ExampleBot" content="nosnippet">`), a); got != (PageRules{NoSnippet: true}) {
+		t.Errorf("meta name=ExampleBot = %+v, want NoSnippet", got)
+	}
+}
+
+// An X-Robots-Tag value whose first colon belongs to a rule after other
+// rules ("noindex, unavailable_after: DATE", "nosnippet, max-snippet: 20")
+// addresses every bot: the text before the colon is a list, not a name.
+func TestPageRulesFromHeader_ColonAfterARule(t *testing.T) {
+	a := Agent{Token: "a"}
+	cases := []struct {
+		v    string
+		want PageRules
+	}{
+		{"noindex, unavailable_after: 2010-06-25", PageRules{NoIndex: true, UnavailableAfter: time.Date(2010, 6, 25, 0, 0, 0, 0, time.UTC)}},
+		{"nosnippet, max-snippet: 20", PageRules{NoSnippet: true}},
+		{"noarchive nofollow: x", PageRules{}},
+		{"max-snippet: 20, noai", PageRules{NoAI: true}},
+	}
+	for _, c := range cases {
+		if got := PageRulesFromHeader(http.Header{"X-Robots-Tag": {c.v}}, a); got != c.want {
+			t.Errorf("X-Robots-Tag: %s = %+v, want %+v", c.v, got, c.want)
+		}
+	}
+}
