@@ -283,3 +283,38 @@ func TestPageRulesFromHeader_ColonAfterARule(t *testing.T) {
 		}
 	}
 }
+
+// A rule cut by the 8 KiB limit is dropped, not read as the shorter rule it
+// would leave ("noindexing" cut to "noindex"), in a header field and in a
+// meta element's content.
+func TestPageRules_CutMemberIsDropped(t *testing.T) {
+	prefix := strings.Repeat("a", 8<<10-len("noindex")-2) + ", "
+	v := prefix + "noindexing, nofollow"
+	if len(prefix+"noindex") != 8<<10 {
+		t.Fatalf("the cut is at %d", len(prefix+"noindex"))
+	}
+	a := Agent{Token: "a"}
+	if got := PageRulesFromHeader(http.Header{"X-Robots-Tag": {v}}, a); !got.IsZero() {
+		t.Errorf("X-Robots-Tag cut in \"noindexing\" = %+v, want nothing", got)
+	}
+	if got := PageRulesFromHTML([]byte(`<head><meta name="robots" content="`+v+`">`), a); !got.IsZero() {
+		t.Errorf("meta content cut in \"noindexing\" = %+v, want nothing", got)
+	}
+	if got := PageRulesFromHeader(http.Header{"X-Robots-Tag": {"noindex, " + v}}, a); got != (PageRules{NoIndex: true}) {
+		t.Errorf("rule before the cut: %+v, want noindex", got)
+	}
+}
+
+// /robots.txt may always be fetched, so its usage is what the file states,
+// never NotApplicable, even under "Disallow: /".
+func TestRobotsUsage_RobotsTxtIsApplicable(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /\nContent-Usage: train-ai=n\n"))
+	a := Agent{Token: "a"}
+	want := Usage{}.With(TrainAI, Disallowed)
+	if got := r.Usage(a, "/robots.txt"); got != want {
+		t.Errorf("Usage(/robots.txt) = %v, want %v", got, want)
+	}
+	if got := r.Usage(a, "/x"); got.Get(TrainAI) != NotApplicable || got.Get(Search) != NotApplicable {
+		t.Errorf("Usage(/x) = %v, want every purpose n/a", got)
+	}
+}
