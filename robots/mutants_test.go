@@ -318,3 +318,28 @@ func TestRobotsUsage_RobotsTxtIsApplicable(t *testing.T) {
 		t.Errorf("Usage(/x) = %v, want every purpose n/a", got)
 	}
 }
+
+// Content-Usage rules of the same length: only those that match the target
+// count, and they combine most restrictively, within one group and across
+// the groups of one name (which RFC 9309 §2.2.1 merges).
+func TestRobotsUsage_EqualLengthRules(t *testing.T) {
+	a := Agent{Token: "a"}
+	cases := []struct {
+		name, body, target string
+		want               Usage
+	}{
+		{"only the matching rule", "User-agent: a\nAllow: /\nContent-Usage: /a train-ai=n\nContent-Usage: /b search=n\n", "/a/x",
+			Usage{}.With(TrainAI, Disallowed)},
+		{"both match, one group", "User-agent: a\nAllow: /\nContent-Usage: /a train-ai=n\nContent-Usage: /* search=n\n", "/a/x",
+			Usage{}.With(TrainAI, Disallowed).With(Search, Disallowed)},
+		{"both match, two groups of one name", "User-agent: a\nAllow: /\nContent-Usage: /a train-ai=n\n\nUser-agent: a\nAllow: /\nContent-Usage: /a search=n\n", "/a/x",
+			Usage{}.With(TrainAI, Disallowed).With(Search, Disallowed)},
+		{"longer rule in the second group wins", "User-agent: a\nAllow: /\nContent-Usage: /a train-ai=n\n\nUser-agent: a\nAllow: /\nContent-Usage: /a/ search=n\n", "/a/x",
+			Usage{}.With(Search, Disallowed)},
+	}
+	for _, c := range cases {
+		if got := Parse([]byte(c.body)).Usage(a, c.target); got != c.want {
+			t.Errorf("%s: Usage(%s) = %v, want %v", c.name, c.target, got, c.want)
+		}
+	}
+}

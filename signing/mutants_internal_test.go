@@ -1,0 +1,70 @@
+package signing
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/goodbot-go/goodbot/signing/signingtest"
+)
+
+// TestVerify_Windows: created and expires are checked with the verifier's
+// skew (60 s by default) on both sides, expires may not come before
+// created, the lifetime may reach Verifier.MaxLifetime but not pass it, and
+// keyid and alg must be usable. Times are fixed with Verifier.Now.
+func TestVerify_Windows(t *testing.T) {
+	key := signingtest.BothyKey()
+	kid, _ := Thumbprint(key.Public().(ed25519.PublicKey))
+	now := time.Unix(1_750_000_000, 0)
+	n := now.Unix()
+	comps := []component{newComponent("@authority", "", false), newComponent("signature-agent", "", false)}
+	params := func(created, expires int64, extra ...param) []param {
+		return append([]param{{"created", created}, {"expires", expires}, {"keyid", kid}, {"tag", TagWebBotAuth}}, extra...)
+	}
+	cases := []struct {
+		name        string
+		params      []param
+		maxLifetime time.Duration
+		skew        time.Duration
+		want        Reason // "" verifies
+	}{
+		{"created 59 s ahead, in the skew", params(n+59, n+120), 0, 0, ""},
+		{"created 60 s ahead, at the skew", params(n+60, n+120), 0, 0, ""},
+		{"created 61 s ahead", params(n+61, n+120), 0, 0, ReasonFuture},
+		{"created 10 s ahead, skew 5 s", params(n+10, n+120), 0, 5 * time.Second, ReasonFuture},
+		{"expired 59 s ago, in the skew", params(n-120, n-59), 0, 0, ""},
+		{"expired 60 s ago, at the skew", params(n-120, n-60), 0, 0, ""},
+		{"expired 61 s ago", params(n-120, n-61), 0, 0, ReasonExpired},
+		{"expired 10 s ago, skew 5 s", params(n-120, n-10), 0, 5 * time.Second, ReasonExpired},
+		{"expires before created", params(n, n-1), 0, 0, ReasonMalformed},
+		{"expires at created", params(n, n), 0, 0, ""},
+		{"lifetime at the maximum", params(n, n+60), time.Minute, 0, ""},
+		{"lifetime 1 s over the maximum", params(n, n+61), time.Minute, 0, ReasonTooLong},
+		{"empty keyid", []param{{"created", n}, {"expires", n + 60}, {"keyid", ""}, {"tag", TagWebBotAuth}}, 0, 0, ReasonMissingParam},
+		{"alg ed25519", params(n, n+60, param{"alg", "ed25519"}), 0, 0, ""},
+		{"alg rsa-pss-sha512", params(n, n+60, param{"alg", "rsa-pss-sha512"}), 0, 0, ReasonMalformed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "http://example.com/x", nil)
+			req.Header.Set("Signature-Agent", `"https://bothy.tools"`)
+			signCustom(t, req, key, comps, tc.params)
+			v := &Verifier{Keys: KeySet{kid: key.Public().(ed25519.PublicKey)}, Now: func() time.Time { return now },
+				MaxLifetime: tc.maxLifetime, Skew: tc.skew}
+			res, err := v.Verify(req)
+			if tc.want == "" {
+				if err != nil || res == nil || res.KeyID != kid {
+					t.Fatalf("Verify = %+v, %v; want verified", res, err)
+				}
+				return
+			}
+			var ve *VerifyError
+			if !errors.As(err, &ve) || ve.Reason != tc.want {
+				t.Fatalf("Verify = %+v, %v; want reason %s", res, err, tc.want)
+			}
+		})
+	}
+}
