@@ -68,3 +68,52 @@ func TestVerify_Windows(t *testing.T) {
 		})
 	}
 }
+
+// TestVerify_AgentForms: which Signature-Agent URL a signature covering
+// "signature-agent" (without a key) speaks for: the string; in the
+// Dictionary form the member named by the signature's label, or the only
+// member; a member with parameters is refused. A directory verifier (no
+// Keys) needs the signature to cover the Signature-Agent.
+func TestVerify_AgentForms(t *testing.T) {
+	key := signingtest.BothyKey()
+	kid, _ := Thumbprint(key.Public().(ed25519.PublicKey))
+	n := time.Now().Unix()
+	params := []param{{"created", n}, {"expires", n + 60}, {"keyid", kid}, {"tag", TagWebBotAuth}}
+	auth, agent := newComponent("@authority", "", false), newComponent("signature-agent", "", false)
+	cases := []struct {
+		name, header string
+		comps        []component
+		keys         bool
+		wantAgent    string
+		want         Reason
+	}{
+		{"string", `"https://bothy.tools"`, []component{auth, agent}, true, "https://bothy.tools", ""},
+		{"member of the label", `other="https://other.example", sig1="https://bothy.tools"`, []component{auth, agent}, true, "https://bothy.tools", ""},
+		{"only member, another label", `other="https://bothy.tools"`, []component{auth, agent}, true, "https://bothy.tools", ""},
+		{"two members, none the label", `a="https://bothy.tools", b="https://other.example"`, []component{auth, agent}, true, "", ReasonAgent},
+		{"member with parameters", `sig1="https://bothy.tools";x=1`, []component{auth, agent}, true, "", ReasonAgent},
+		{"not covered, directory verifier", `"https://bothy.tools"`, []component{auth}, false, "", ReasonComponents},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "http://example.com/x", nil)
+			req.Header.Set("Signature-Agent", tc.header)
+			signCustom(t, req, key, tc.comps, params)
+			v := &Verifier{}
+			if tc.keys {
+				v.Keys = KeySet{kid: key.Public().(ed25519.PublicKey)}
+			}
+			res, err := v.Verify(req)
+			if tc.want == "" {
+				if err != nil || res.Agent != tc.wantAgent {
+					t.Fatalf("Verify = %+v, %v; want verified for %s", res, err, tc.wantAgent)
+				}
+				return
+			}
+			var ve *VerifyError
+			if !errors.As(err, &ve) || ve.Reason != tc.want {
+				t.Fatalf("Verify = %+v, %v; want reason %s", res, err, tc.want)
+			}
+		})
+	}
+}
