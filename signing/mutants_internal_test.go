@@ -3,8 +3,10 @@ package signing
 import (
 	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +117,83 @@ func TestVerify_AgentForms(t *testing.T) {
 				t.Fatalf("Verify = %+v, %v; want reason %s", res, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestVerify_ReplayInsideTheSkew: a signature is accepted up to the skew
+// (60 s) after its expires, so its nonce is remembered that long too: a
+// replay 30 s after expires is refused.
+func TestVerify_ReplayInsideTheSkew(t *testing.T) {
+	key := signingtest.BothyKey()
+	kid, _ := Thumbprint(key.Public().(ed25519.PublicKey))
+	t0 := time.Unix(1_750_000_000, 0)
+	now := t0
+	n := t0.Unix()
+	req := httptest.NewRequest(http.MethodGet, "http://example.com/x", nil)
+	req.Header.Set("Signature-Agent", `"https://bothy.tools"`)
+	signCustom(t, req, key, []component{newComponent("@authority", "", false), newComponent("signature-agent", "", false)},
+		[]param{{"created", n}, {"expires", n + 60}, {"keyid", kid}, {"tag", TagWebBotAuth}, {"nonce", "n1"}})
+	v := &Verifier{Keys: KeySet{kid: key.Public().(ed25519.PublicKey)}, Nonces: &NonceCache{}, Now: func() time.Time { return now }}
+	if _, err := v.Verify(req); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	now = t0.Add(90 * time.Second)
+	var ve *VerifyError
+	if _, err := v.Verify(req); !errors.As(err, &ve) || ve.Reason != ReasonReplayed {
+		t.Fatalf("replay 30 s after expires: %v, want %s", err, ReasonReplayed)
+	}
+}
+
+// countingTransport counts requests and fails them all.
+type countingTransport struct{ n int }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n++
+	return nil, errors.New("no network in this test")
+}
+
+// TestVerify_ReqComponentsAreNotTheRequests: a request signature whose
+// @authority or signature-agent carries ";req" (a component of another
+// message) does not cover the request's own: it is refused for its
+// components, and no key directory is fetched for it.
+func TestVerify_ReqComponentsAreNotTheRequests(t *testing.T) {
+	key := signingtest.BothyKey()
+	kid, _ := Thumbprint(key.Public().(ed25519.PublicKey))
+	n := time.Now().Unix()
+	sig := ":" + strings.Repeat("A", 86) + "==:"
+	params := fmt.Sprintf(`;created=%d;expires=%d;keyid="%s";tag="web-bot-auth"`, n, n+60, kid)
+	for _, comps := range []string{
+		`("@authority";req "signature-agent")`,
+		`("@target-uri";req "signature-agent")`,
+		`("@authority" "signature-agent";req)`,
+	} {
+		tr := &countingTransport{}
+		req := httptest.NewRequest(http.MethodGet, "https://example.com/x", nil)
+		req.Header.Set("Signature-Agent", `"https://bothy.tools"`)
+		req.Header.Set("Signature-Input", "sig1="+comps+params)
+		req.Header.Set("Signature", "sig1="+sig)
+		v := &Verifier{Client: &http.Client{Transport: tr}}
+		_, err := v.Verify(req)
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Reason != ReasonComponents || tr.n != 0 {
+			t.Errorf("%s: %v after %d fetches; want %s after none", comps, err, tr.n, ReasonComponents)
+		}
+	}
+}
+
+// TestVerify_AgentMemberOfTheLabel: a signature covering several
+// Signature-Agent members speaks for the one keyed by its own label.
+func TestVerify_AgentMemberOfTheLabel(t *testing.T) {
+	key := signingtest.BothyKey()
+	kid, _ := Thumbprint(key.Public().(ed25519.PublicKey))
+	n := time.Now().Unix()
+	req := httptest.NewRequest(http.MethodGet, "http://example.com/x", nil)
+	req.Header.Set("Signature-Agent", `other="https://other.example", sig1="https://bothy.tools"`)
+	signCustom(t, req, key, []component{newComponent("@authority", "", false),
+		newComponent("signature-agent", "other", false), newComponent("signature-agent", "sig1", false)},
+		[]param{{"created", n}, {"expires", n + 60}, {"keyid", kid}, {"tag", TagWebBotAuth}})
+	v := &Verifier{Keys: KeySet{kid: key.Public().(ed25519.PublicKey)}}
+	if res, err := v.Verify(req); err != nil || res.Agent != "https://bothy.tools" {
+		t.Fatalf("Verify = %+v, %v; want verified for https://bothy.tools", res, err)
 	}
 }
