@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
 
@@ -196,4 +197,81 @@ func TestVerify_AgentMemberOfTheLabel(t *testing.T) {
 	if res, err := v.Verify(req); err != nil || res.Agent != "https://bothy.tools" {
 		t.Fatalf("Verify = %+v, %v; want verified for https://bothy.tools", res, err)
 	}
+}
+
+// TestProvenKeys_WhatAProofNeeds: a directory response proves a key only
+// with a signature tagged for directories, with created and expires inside
+// the skew, covering the request's @authority (";req") and the
+// Content-Digest of the body it came with.
+func TestProvenKeys_WhatAProofNeeds(t *testing.T) {
+	key := signingtest.BothyKey()
+	pub := key.Public().(ed25519.PublicKey)
+	kid, _ := Thumbprint(pub)
+	ks := KeySet{kid: pub}
+	body := []byte(`{"keys":[]}`)
+	now := time.Unix(1_750_000_000, 0)
+	n := now.Unix()
+	authReq, auth := newComponent("@authority", "", true), newComponent("@authority", "", false)
+	digest := newComponent("content-digest", "", false)
+	good := func() []param {
+		return []param{{"created", n}, {"expires", n + 300}, {"keyid", kid}, {"tag", TagDirectory}}
+	}
+	set := func(name string, v any) []param {
+		var out []param
+		for _, p := range good() {
+			if p.name != name {
+				out = append(out, p)
+			}
+		}
+		if v != nil {
+			out = append(out, param{name, v})
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		comps  []component
+		params []param
+		proven bool
+	}{
+		{"good", []component{authReq, digest}, good(), true},
+		{"created 59 s ahead", []component{authReq, digest}, set("created", n+59), true},
+		{"created 120 s ahead", []component{authReq, digest}, set("created", n+120), false},
+		{"expired 120 s ago", []component{authReq, digest}, set("expires", n-120), false},
+		{"no created", []component{authReq, digest}, set("created", nil), false},
+		{"no expires", []component{authReq, digest}, set("expires", nil), false},
+		{"request tag", []component{authReq, digest}, set("tag", TagWebBotAuth), false},
+		{"@authority without req", []component{auth, digest}, good(), false},
+		{"no content-digest", []component{authReq}, good(), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Digest": {contentDigest(body)}}
+			p := httpsfvParams(tc.params)
+			sp, err := signParams(tc.comps, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, err := signatureBase(&message{status: http.StatusOK, header: h, req: &message{authority: "bot.test"}}, tc.comps, sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Set("Signature-Input", "sig1="+sp)
+			sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
+			h.Set("Signature", sig)
+			v := &Verifier{Now: func() time.Time { return now }}
+			got := v.provenKeys(&http.Response{StatusCode: http.StatusOK, Header: h}, "bot.test", body, ks, DefaultMaxKeys)
+			if (len(got) == 1) != tc.proven {
+				t.Fatalf("proven keys %d, want proven %v", len(got), tc.proven)
+			}
+		})
+	}
+}
+
+func httpsfvParams(ps []param) *httpsfv.Params {
+	p := httpsfv.NewParams()
+	for _, pp := range ps {
+		p.Add(pp.name, pp.val)
+	}
+	return p
 }
