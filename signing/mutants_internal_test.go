@@ -275,3 +275,40 @@ func httpsfvParams(ps []param) *httpsfv.Params {
 	}
 	return p
 }
+
+// TestVerifier_TTL: how long a fetched key set stays fresh, from
+// Cache-Control max-age (no-store and no-cache: not at all; a negative or
+// unreadable max-age is ignored), else Expires against Date (or now), else
+// Verifier.DirectoryTTL (1 h by default); never beyond 24 h.
+func TestVerifier_TTL(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	date := now.Add(-10 * time.Minute)
+	cases := []struct {
+		name string
+		h    http.Header
+		def  time.Duration
+		want time.Duration
+	}{
+		{"nothing", http.Header{}, 0, time.Hour},
+		{"nothing, DirectoryTTL", http.Header{}, 5 * time.Minute, 5 * time.Minute},
+		{"max-age", http.Header{"Cache-Control": {"public, max-age=600"}}, 0, 10 * time.Minute},
+		{"quoted max-age", http.Header{"Cache-Control": {`max-age="60"`}}, 0, time.Minute},
+		{"max-age 0", http.Header{"Cache-Control": {"max-age=0"}}, 0, 0},
+		{"max-age over a day", http.Header{"Cache-Control": {"max-age=172800"}}, 0, 24 * time.Hour},
+		{"max-age exactly a day", http.Header{"Cache-Control": {"max-age=86400"}}, 0, 24 * time.Hour},
+		{"negative max-age ignored", http.Header{"Cache-Control": {"max-age=-5"}}, 0, time.Hour},
+		{"no-store", http.Header{"Cache-Control": {"no-store"}}, 0, 0},
+		{"no-cache", http.Header{"Cache-Control": {"No-Cache"}}, 0, 0},
+		{"Expires after Date", http.Header{"Date": {date.Format(http.TimeFormat)}, "Expires": {date.Add(30 * time.Minute).Format(http.TimeFormat)}}, 0, 30 * time.Minute},
+		{"Expires without Date", http.Header{"Expires": {now.Add(2 * time.Hour).Format(http.TimeFormat)}}, 0, 2 * time.Hour},
+		{"Expires two days on", http.Header{"Date": {date.Format(http.TimeFormat)}, "Expires": {date.Add(48 * time.Hour).Format(http.TimeFormat)}}, 0, 24 * time.Hour},
+		{"Expires in the past", http.Header{"Date": {date.Format(http.TimeFormat)}, "Expires": {date.Add(-time.Minute).Format(http.TimeFormat)}}, 0, 0},
+		{"Expires unreadable", http.Header{"Expires": {"0"}}, 0, 0},
+	}
+	for _, tc := range cases {
+		v := &Verifier{DirectoryTTL: tc.def}
+		if got := v.ttl(tc.h, now); got != tc.want {
+			t.Errorf("%s: ttl = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
