@@ -312,3 +312,37 @@ func TestVerifier_TTL(t *testing.T) {
 		}
 	}
 }
+
+// TestNonceCache_Record: a key is seen while its entry lasts and free again
+// from the instant the entry ends; at Max live entries there is no room,
+// and entries that have ended make room again.
+func TestNonceCache_Record(t *testing.T) {
+	t0 := time.Unix(1_750_000_000, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	type step struct {
+		key        string
+		until, now int
+		seen, full bool
+	}
+	cases := []struct {
+		name  string
+		max   int
+		steps []step
+	}{
+		{"seen while it lasts", 0, []step{{"a", 60, 0, false, false}, {"a", 70, 59, true, false}}},
+		{"free at its end", 0, []step{{"a", 60, 0, false, false}, {"a", 200, 60, false, false}, {"a", 200, 150, true, false}}},
+		{"free after its end", 0, []step{{"a", 60, 0, false, false}, {"a", 200, 130, false, false}}},
+		{"full at Max", 2, []step{{"a", 60, 0, false, false}, {"b", 60, 0, false, false}, {"c", 60, 1, false, true}}},
+		{"room once an entry ends", 2, []step{{"a", 10, 0, false, false}, {"b", 60, 0, false, false}, {"c", 60, 10, false, false}, {"d", 60, 11, false, true}}},
+		{"room once the earliest ends", 2, []step{{"a", 60, 0, false, false}, {"b", 10, 0, false, false}, {"c", 60, 9, false, true}, {"c", 60, 10, false, false}}},
+	}
+	for _, tc := range cases {
+		c := &NonceCache{Max: tc.max}
+		for i, s := range tc.steps {
+			seen, full := c.record(s.key, at(s.until), at(s.now))
+			if seen != s.seen || full != s.full {
+				t.Errorf("%s: step %d (%s until %d at %d): seen, full = %v, %v; want %v, %v", tc.name, i, s.key, s.until, s.now, seen, full, s.seen, s.full)
+			}
+		}
+	}
+}
