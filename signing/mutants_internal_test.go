@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -430,6 +431,30 @@ func TestParseSignatureAgent_Userinfo(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("ParseSignatureAgent(%s): error %q shows the user information", v, err)
+		}
+	}
+}
+
+// TestDialGuard_MappedPrefixes: an AllowInternal prefix written in the
+// IPv4-mapped IPv6 form allows the IPv4 addresses it maps, /96 (every IPv4
+// address) included.
+func TestDialGuard_MappedPrefixes(t *testing.T) {
+	cases := []struct {
+		prefix, addr string
+		allowed      bool
+	}{
+		{"::ffff:0.0.0.0/96", "127.0.0.1:443", true},
+		{"::ffff:0.0.0.0/96", "10.1.2.3:443", true},
+		{"::ffff:127.0.0.0/104", "127.0.0.1:443", true},
+		{"::ffff:127.0.0.0/104", "10.1.2.3:443", false},
+		{"::ffff:10.0.0.0/104", "[::ffff:10.9.9.9]:443", true},
+		{"127.0.0.0/8", "[::ffff:127.0.0.1]:443", true},
+		{"::1/128", "127.0.0.1:443", false},
+	}
+	for _, tc := range cases {
+		g := dialGuard{allow: []netip.Prefix{netip.MustParsePrefix(tc.prefix)}}
+		if err := g.check(tc.addr); (err == nil) != tc.allowed {
+			t.Errorf("allow %s, %s: %v, want allowed %v", tc.prefix, tc.addr, err, tc.allowed)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package signing_test
 
 import (
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 
@@ -84,4 +86,52 @@ func TestVerifier_EmptyWellKnownDirectory(t *testing.T) {
 			t.Fatalf("%v after %d fetches; want %s after 1", err, dir.total(), signing.ReasonDirectory)
 		}
 	})
+}
+
+// TestSignRequested_NonceAndDictionaryAgent: a requested nonce must be
+// printable ASCII (0x20 to 0x7E); a Dictionary-form signer honours a
+// request for the whole Signature-Agent field ("signature-agent" without a
+// key) as well as for its own member.
+func TestSignRequested_NonceAndDictionaryAgent(t *testing.T) {
+	key := signingtest.BothyKey()
+	ks, _ := signing.NewKeySet(pub(key))
+	s := &signing.Signer{Key: key, Agent: "https://bothy.tools", Form: signing.Dictionary}
+	for _, nonce := range []string{"caf\u00e9", "a\x7fb", "a\x1fb", "a\nb"} {
+		r := httptest.NewRequest(http.MethodGet, "https://site.example/p", nil)
+		var ce *signing.ComponentError
+		if err := s.SignRequested(r, &signing.Requested{Nonce: nonce}); !errors.As(err, &ce) || ce.Component != "nonce" {
+			t.Errorf("nonce %q: %v, want a ComponentError on nonce", nonce, err)
+		}
+	}
+	for _, field := range []string{
+		`sig1=("@authority" "signature-agent");nonce="~ !"`,
+		`sig1=("@authority" "signature-agent";key="sig1")`,
+	} {
+		rs, err := signing.ParseAcceptSignature([]string{field})
+		must(t, err)
+		r := httptest.NewRequest(http.MethodGet, "https://site.example/p", nil)
+		if err := s.SignRequested(r, &rs[0]); err != nil {
+			t.Fatalf("%s: %v", field, err)
+		}
+		if _, err := (&signing.Verifier{Keys: ks}).Verify(r); err != nil {
+			t.Errorf("%s: signed request does not verify: %v", field, err)
+		}
+	}
+}
+
+// TestParseSignatureAgent_OneURL: a Signature-Agent names one URL: a comma
+// inside a string, or two bare lines, are refused.
+func TestParseSignatureAgent_OneURL(t *testing.T) {
+	for _, lines := range [][]string{
+		{`"https://bot.test/a,b"`},
+		{`https://a.test`, `https://b.test`},
+		{`https://a.test/x`, `y`},
+	} {
+		if a, err := signing.ParseSignatureAgent(lines); err == nil {
+			t.Errorf("ParseSignatureAgent(%q) = %+v, want an error", lines, a)
+		}
+	}
+	if a, err := signing.ParseSignatureAgent([]string{`https://a.test/x`}); err != nil || a.URL != "https://a.test/x" || a.Form != signing.BareURL {
+		t.Errorf("one bare line: %+v, %v", a, err)
+	}
 }
