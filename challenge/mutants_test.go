@@ -107,3 +107,28 @@ func TestLayout_StrayEndTagDoesNotUnquote(t *testing.T) {
 		}
 	}
 }
+
+// TestDetect_VendorOfTextMarkers: on a notice page, text markers of two
+// vendors mean a page about walls, not a wall; a marker that rules of two
+// vendors share, or that counts only in markup, speaks for no vendor.
+func TestDetect_VendorOfTextMarkers(t *testing.T) {
+	d := &Detector{Rules: Rules{
+		{Name: "a/wall", Vendor: "a", Kind: Block, Body: [][]string{{"alphawall"}}, Markup: [][]string{{"zetascript"}}},
+		{Name: "a/shared", Vendor: "a", Kind: Block, Body: [][]string{{"sharedwall"}, {"alphaonly"}}},
+		{Name: "b/wall", Vendor: "b", Kind: Block, Body: [][]string{{"betawall"}}},
+		{Name: "b/shared", Vendor: "b", Kind: Block, Body: [][]string{{"sharedwall"}, {"betaonly"}}},
+	}}
+	cases := []struct {
+		page, rule string // rule "" is not blocked
+	}{
+		{"<p>betawall zetascript</p>", "b/wall"},
+		{"<p>sharedwall betaonly</p>", "b/shared"},
+		{"<p>alphawall betawall</p>", ""},
+	}
+	for _, c := range cases {
+		v := d.Detect(200, nil, []byte(c.page))
+		if v.Rule != c.rule || v.Blocked != (c.rule != "") {
+			t.Errorf("%s: %+v, want rule %q", c.page, v, c.rule)
+		}
+	}
+}
