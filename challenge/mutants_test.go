@@ -132,3 +132,16 @@ func TestDetect_VendorOfTextMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestDetect_MaxBodyCountsTheWholeBody: MaxBody is compared with the
+// length of the whole body given, not with the MaxBytes read of it.
+func TestDetect_MaxBodyCountsTheWholeBody(t *testing.T) {
+	d := &Detector{Rules: Rules{{Name: "x", Vendor: "x", Kind: Block, Body: [][]string{{"walled"}}, MaxBody: MaxBytes + 1000}}}
+	body := []byte("walled" + strings.Repeat(" ", MaxBytes+2000))
+	if v := d.Detect(200, nil, body); v.Blocked {
+		t.Errorf("body of %d bytes, MaxBody %d: %+v", len(body), MaxBytes+1000, v)
+	}
+	if v := d.Detect(200, nil, body[:MaxBytes+1000]); !v.Blocked {
+		t.Errorf("body of MaxBody bytes: not blocked")
+	}
+}

@@ -458,3 +458,22 @@ func TestDialGuard_MappedPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifier_AgentsAllowList: an entry of Verifier.Agents allows agent
+// URLs of its scheme and authority (default port and case aside).
+func TestVerifier_AgentsAllowList(t *testing.T) {
+	u, _ := url.Parse("https://bot.test/keys.json")
+	for agents, want := range map[string]bool{
+		"https://bot.test":         true,
+		"HTTPS://BOT.test:443/x":   true,
+		"http://bot.test":          false,
+		"https://bot.test:8443":    false,
+		"https://other.test":       false,
+		"%zz, https://bot.test/ok": true,
+	} {
+		v := &Verifier{Agents: strings.Split(agents, ", ")}
+		if got := v.agentAllowed(u); got != want {
+			t.Errorf("Agents %q: agentAllowed(%s) = %v, want %v", agents, u, got, want)
+		}
+	}
+}

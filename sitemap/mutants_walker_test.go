@@ -76,3 +76,28 @@ func TestWalk_NotModifiedWithoutValidators(t *testing.T) {
 		t.Fatalf("report %+v, err %v; want one StatusError 304", rep, err)
 	}
 }
+
+// TestCheck_KeptWithinMaxURLs: what is kept from the last check for
+// sitemaps not read this time stays within MaxURLs pages in all, whole
+// sitemaps at a time.
+func TestCheck_KeptWithinMaxURLs(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/index.xml": indexOf("/one.xml", "/two.xml"),
+		"/one.xml":   urlsetOf("/a 2024-01-01", "/b 2024-01-01"),
+		"/two.xml":   urlsetOf("/c 2024-01-01", "/d 2024-01-01"),
+	})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	decl := []string{s.srv.URL + "/index.xml"}
+	if res, err := w.Check(ctx, s.srv.URL, decl); err != nil || res.Listed != 4 {
+		t.Fatalf("first check: %+v, %v", res, err)
+	}
+	s.mu.Lock()
+	delete(s.files, "/index.xml")
+	s.mu.Unlock()
+	w.MaxURLs = 3
+	res, err := w.Check(ctx, s.srv.URL, decl)
+	if err != nil || res.Listed != 2 {
+		t.Fatalf("index unreadable, MaxURLs 3: Listed %d, %v; want 2 (one sitemap of two pages kept)", res.Listed, err)
+	}
+}
