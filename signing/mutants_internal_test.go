@@ -477,3 +477,24 @@ func TestVerifier_AgentsAllowList(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifier_AdmitEvictsLeastRecentlyUsed: with MaxDirectories key sets
+// known, admitting one more forgets the one used longest ago.
+func TestVerifier_AdmitEvictsLeastRecentlyUsed(t *testing.T) {
+	t0 := time.Unix(1_750_000_000, 0)
+	v := &Verifier{known: map[string]*dirEntry{}, probation: map[string]*dirEntry{}}
+	for i := range MaxDirectories {
+		// k0 is the oldest; the map order does not matter.
+		v.known[fmt.Sprint("k", i)] = &dirEntry{lastUsed: t0.Add(time.Duration(i) * time.Second)}
+	}
+	e := &dirEntry{bound: true}
+	v.probation["new"] = e
+	if !v.admit("new", e, t0.Add(time.Hour)) {
+		t.Error("admit lost the entry's binding")
+	}
+	_, old := v.known["k0"]
+	_, kept := v.known[fmt.Sprint("k", MaxDirectories-1)]
+	if len(v.known) != MaxDirectories || old || !kept || v.known["new"] != e || v.probation["new"] != nil {
+		t.Errorf("after admit: %d known, k0 kept %v, newest kept %v, new known %v", len(v.known), old, kept, v.known["new"] == e)
+	}
+}
