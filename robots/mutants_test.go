@@ -343,3 +343,21 @@ func TestRobotsUsage_EqualLengthRules(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPageRulesFromHTML: any document is read without panic, and a robots
+// meta element that opens the document always counts, whatever follows.
+func FuzzPageRulesFromHTML(f *testing.F) {
+	for _, s := range []string{
+		"", "<title>t</title><p>x", "<script>if (a < b) {}</script>", "<noscript><p></noscript>",
+		"<template><meta name=robots content=nofollow></template>", "<style>", "<title>", "<!--", "<head></head><body>",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		a := Agent{Token: "a"}
+		_ = PageRulesFromHTML([]byte(doc), a)
+		if got := PageRulesFromHTML([]byte(`<head><meta name="robots" content="noindex">`+doc), a); !got.NoIndex {
+			t.Errorf("a leading robots meta did not count before %q", doc)
+		}
+	})
+}
