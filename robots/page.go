@@ -326,7 +326,8 @@ func hasMetaTag(body []byte) bool {
 // `<meta name="TOKEN" content="…">` for a's token or a former name. Only meta
 // elements in the document's head count (the head ends at the first element
 // or text that belongs to the body), within the first [MaxPageRulesBody]
-// bytes; script, style and template contents are skipped.
+// bytes; the contents of title, script, style, noscript and template
+// elements are skipped.
 func PageRulesFromHTML(body []byte, a Agent) PageRules {
 	var r PageRules
 	if len(body) > MaxPageRulesBody {
@@ -346,18 +347,13 @@ func PageRulesFromHTML(body []byte, a Agent) PageRules {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			switch atom.Lookup(name) {
-			case atom.Html, atom.Head, atom.Title, atom.Link, atom.Base:
-			case atom.Noscript:
-				// Its contents come as raw text, which is not the body
-				// beginning: skip to its end.
-				skipTo(z, atom.Noscript)
-			case atom.Script, atom.Style, atom.Template:
-				// The tokenizer reads their contents as raw text; a template
-				// may hold tags, which are skipped up to its end.
-				if atom.Lookup(name) == atom.Template {
-					skipTo(z, atom.Template)
-				}
+			switch el := atom.Lookup(name); el {
+			case atom.Html, atom.Head, atom.Link, atom.Base:
+			case atom.Title, atom.Noscript, atom.Script, atom.Style, atom.Template:
+				// The tokenizer reads the contents of the first four as
+				// text, which is not the body beginning; a template may
+				// hold tags. Skip to the element's end.
+				skipTo(z, el)
 			case atom.Meta:
 				if hasAttr {
 					r = r.Union(metaPageRules(z, a))

@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -161,9 +162,16 @@ func ParseSignatureAgent(lines []string) (*SignatureAgent, error) {
 func checkAgentURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold user information
+		}
 		return parseError("Signature-Agent URL: %v", err)
 	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+	switch {
+	case u.User != nil: // the URL is not repeated: user information may be a secret
+		return parseError("Signature-Agent URL has user information")
+	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 		return parseError("Signature-Agent %q is not an absolute http(s) URL", s)
 	}
 	if strings.ContainsAny(s, " \t\r\n\",") {

@@ -108,6 +108,7 @@ func TestVerifier_MemberResolvedAsGiven(t *testing.T) {
 			{"https://a.test/keys.json?v=2", signing.Dictionary, "/keys.json?v=2", a, "https://a.test/keys.json", "", ""},
 			{"https://A.test:443/keys.json", signing.QuotedString, "/keys.json", a, "https://a.test/keys.json", "", ""},
 			{"https://b.test", signing.Dictionary, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},
+			{"https://b.test/", signing.Dictionary, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},
 			{"https://b.test" + signing.DirectoryPath, signing.BareURL, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},
 			// The well-known path of a.test serves keys that did not sign it.
 			{"https://a.test", signing.Dictionary, signing.DirectoryPath, a, "", "", signing.ReasonDirectory},

@@ -22,11 +22,7 @@ type param struct {
 // only the verifier's policy can reject it.
 func signCustom(t *testing.T, req *http.Request, key ed25519.PrivateKey, comps []component, params []param) {
 	t.Helper()
-	p := httpsfv.NewParams()
-	for _, pp := range params {
-		p.Add(pp.name, pp.val)
-	}
-	sp, err := signParams(comps, p)
+	sp, err := signParams(comps, httpsfvParams(params))
 	if err != nil {
 		t.Fatal(err)
 	}
