@@ -1,0 +1,295 @@
+package redisqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/redis/go-redis/v9"
+)
+
+// Options configures a [Queue]. A nil *Options, and every zero field, means
+// the default.
+type Options struct {
+	// Poll is the longest Lease asks a worker to wait before asking again
+	// while other workers hold leases (their outcomes may queue new work).
+	// Zero means 200 ms.
+	Poll time.Duration
+	// Logger receives damaged entries moved aside. Nil means silent.
+	Logger *slog.Logger
+}
+
+// Queue is a crawl.Queue in Redis: any number of processes that make a
+// Queue of the same name on the same Redis share one frontier. Create it
+// with [New]; a zero Queue has no Redis and fails closed with
+// [ErrUnavailable]. It is safe for concurrent use.
+//
+// A Queue remembers the leases it granted (in memory), so an item is
+// finished through the Queue that leased it.
+type Queue struct {
+	rdb    redis.Scripter
+	prefix string
+	keys   []string
+	poll   time.Duration
+	log    *slog.Logger
+
+	mu     sync.Mutex        // guards tokens, closed
+	tokens map[string]string // item key -> token of its lease
+	closed bool
+}
+
+// New returns the Queue of the crawl called name on rdb. Every key of the
+// crawl starts with "goodbot:crawl:{name}:", so that on Redis Cluster the
+// whole crawl lives in one hash slot (see the package doc). The caller keeps
+// ownership of rdb.
+func New(rdb redis.Scripter, name string, opts *Options) *Queue {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", poll: o.Poll, log: o.Logger}
+	for _, k := range []string{"sched", "leases", "held", "items", "seen", "count", "ready", "done", "bad"} {
+		q.keys = append(q.keys, q.prefix+k)
+	}
+	if q.poll <= 0 {
+		q.poll = 200 * time.Millisecond
+	}
+	if q.log == nil {
+		q.log = slog.New(slog.DiscardHandler)
+	}
+	return q
+}
+
+// Prefix returns the prefix of every key of the crawl.
+func (q *Queue) Prefix() string { return q.prefix }
+
+// run runs script with the crawl's keys and the prefix before args.
+func (q *Queue) run(ctx context.Context, op, site string, script *redis.Script, args ...any) (any, error) {
+	if q.rdb == nil {
+		return nil, &Error{Op: op, Site: site, Kind: ErrUnavailable, Err: errNoClient}
+	}
+	q.mu.Lock()
+	closed := q.closed
+	q.mu.Unlock()
+	if closed {
+		return nil, &Error{Op: op, Site: site, Kind: ErrClosed}
+	}
+	res, err := script.Run(ctx, q.rdb, q.keys, append([]any{q.prefix}, args...)...).Result()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, opError(op, site, err)
+	}
+	return res, nil
+}
+
+// Add queues the items that were never seen and whose site is under
+// maxPerSite admitted items (0: no cap), marking them seen, all in one
+// step. It returns the items queued, in order. A site with no item leased
+// becomes due at the ready time of its last Finish (at once if none).
+func (q *Queue) Add(ctx context.Context, items []crawl.Item, maxPerSite int) ([]crawl.Item, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	args := []any{maxPerSite}
+	for _, it := range items {
+		args = append(args, it.Key, it.Site, encodeItem(it))
+	}
+	res, err := q.run(ctx, "add", "", addScript, args...)
+	if err != nil {
+		return nil, err
+	}
+	return admitted(items, res, 0), nil
+}
+
+// admitted returns the items whose flag in res (from index off) is 1.
+func admitted(items []crawl.Item, res any, off int) []crawl.Item {
+	flags, _ := res.([]any)
+	var out []crawl.Item
+	for i, it := range items {
+		if j := off + i; j < len(flags) && flags[j] == int64(1) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// Seen reports whether key was ever admitted or marked.
+func (q *Queue) Seen(ctx context.Context, key string) (bool, error) {
+	res, err := q.run(ctx, "seen", "", statScript, key)
+	if err != nil {
+		return false, err
+	}
+	return res == int64(1), nil
+}
+
+// Mark records the items' keys as seen without queueing them; with counted,
+// each newly seen one counts against its site's cap.
+func (q *Queue) Mark(ctx context.Context, counted bool, items ...crawl.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	args := []any{bit(counted)}
+	for _, it := range items {
+		args = append(args, it.Key, it.Site)
+	}
+	_, err := q.run(ctx, "mark", "", markScript, args...)
+	return err
+}
+
+// Len returns the number of queued items, not counting leased ones.
+func (q *Queue) Len(ctx context.Context) (int, error) {
+	res, err := q.run(ctx, "len", "", statScript)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.(int64)
+	return int(n), nil
+}
+
+// Lease leases the head item of the site due first, if it is due at now and
+// has no item leased, for ttl: until the item is finished, no other item of
+// its site is leased, and when ttl passes without a Finish the item goes
+// back to the head of its site's queue, due at once (its worker is taken
+// for dead). It is one round trip. With ok false, next is when to ask
+// again: when the first site is due, or within Options.Poll while other
+// workers hold leases; zero when nothing is queued or leased (the crawl is
+// over). A damaged entry is moved aside and reported as an error matching
+// [ErrBadItem]; the next Lease goes on.
+func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it crawl.Item, next time.Time, ok bool, err error) {
+	token := newToken()
+	if ttl <= 0 {
+		ttl = defaultLeaseTTL
+	}
+	res, err := q.run(ctx, "lease", "", leaseScript, now.UnixMilli(), max(ttl.Milliseconds(), 1), token)
+	if err != nil {
+		return crawl.Item{}, time.Time{}, false, err
+	}
+	r, _ := res.([]any)
+	if len(r) == 3 && r[0] == int64(0) {
+		due, _ := r[1].(int64)
+		exp, _ := r[2].(int64)
+		return crawl.Item{}, q.nextTime(now, due, exp), false, nil
+	}
+	if len(r) != 4 {
+		return crawl.Item{}, time.Time{}, false, &Error{Op: "lease", Kind: ErrRedis, Err: fmt.Errorf("unexpected answer %v", r)}
+	}
+	site, _ := r[1].(string)
+	key, _ := r[2].(string)
+	raw, _ := r[3].(string)
+	it, err = decodeItem(site, key, raw)
+	if err != nil {
+		q.log.Warn("redisqueue: damaged item moved aside", "site", site, "err", err)
+		if _, derr := q.run(ctx, "lease", site, discardScript, token, site, now.UnixMilli()); derr != nil {
+			err = errors.Join(err, derr) // the lease runs out: the entry comes back and fails again
+		}
+		return crawl.Item{}, time.Time{}, false, &Error{Op: "lease", Site: site, Kind: ErrBadItem, Err: err}
+	}
+	q.mu.Lock()
+	if q.tokens == nil {
+		q.tokens = map[string]string{}
+	}
+	q.tokens[it.Key] = token
+	q.mu.Unlock()
+	return it, time.Time{}, true, nil
+}
+
+// nextTime is when a worker that got nothing asks again: due (unix ms, -1:
+// nothing queued), and with leases out (their first expiry exp, -1: none)
+// at most Poll from now. Zero: nothing queued or leased.
+func (q *Queue) nextTime(now time.Time, due, exp int64) time.Time {
+	if due < 0 && exp < 0 {
+		return time.Time{}
+	}
+	next := time.UnixMilli(due)
+	if exp >= 0 {
+		soon := time.UnixMilli(exp)
+		if poll := now.Add(q.poll); poll.Before(soon) {
+			soon = poll
+		}
+		if due < 0 || soon.Before(next) {
+			next = soon
+		}
+	}
+	return next
+}
+
+// finish applies one leased item's outcome (see Finish).
+func (q *Queue) finish(ctx context.Context, it crawl.Item, done, dropped []string, queued []crawl.Item, maxPerSite int, dropSite bool, ready time.Time) ([]crawl.Item, error) {
+	q.mu.Lock()
+	token, held := q.tokens[it.Key]
+	q.mu.Unlock()
+	if !held {
+		return nil, &Error{Op: "finish", Site: it.Site, Kind: ErrLeaseLost}
+	}
+	at := int64(0) // the zero time: due at once
+	if !ready.IsZero() {
+		at = ready.UnixMilli()
+	}
+	args := []any{token, it.Site, at, maxPerSite, bit(dropSite), len(done)}
+	for _, k := range done {
+		args = append(args, k, siteOfKey(k))
+	}
+	args = append(args, len(dropped))
+	for _, k := range dropped {
+		args = append(args, k, siteOfKey(k))
+	}
+	for _, n := range queued {
+		args = append(args, n.Key, n.Site, encodeItem(n))
+	}
+	res, err := q.run(ctx, "finish", it.Site, finishScript, args...)
+	if err != nil {
+		return nil, err // the lease is still ours until it runs out
+	}
+	q.mu.Lock()
+	delete(q.tokens, it.Key)
+	q.mu.Unlock()
+	if r, _ := res.([]any); len(r) == 0 || r[0] != int64(1) {
+		return nil, &Error{Op: "finish", Site: it.Site, Kind: ErrLeaseLost}
+	}
+	return admitted(queued, res, 1), nil
+}
+
+// siteOfKey is the site of a normalised URL ("" if it does not parse: such
+// a key is in no site's queue).
+func siteOfKey(key string) string {
+	u, err := url.Parse(key)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return crawl.Site(u)
+}
+
+// Close makes later calls fail with [ErrClosed]. Leases it holds run out
+// (their items are leased again by other workers). It does not close the
+// Redis client.
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	return nil
+}
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func newToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// defaultLeaseTTL is the lease time when Lease is given none.
+const defaultLeaseTTL = 10 * time.Minute

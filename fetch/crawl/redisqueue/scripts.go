@@ -1,0 +1,226 @@
+package redisqueue
+
+import "github.com/redis/go-redis/v9"
+
+// Every script gets the same keys, all under the crawl's prefix (one Redis
+// Cluster hash tag, so one slot):
+//
+//	KEYS[1] sched   sorted set: site -> when it is due (unix ms); a site is
+//	                 in it while it has queued items and no item leased
+//	KEYS[2] leases  sorted set: site -> when its lease runs out (unix ms); a
+//	                 site has at most one item leased
+//	KEYS[3] held    hash: site -> lease token "\n" key of the leased item
+//	KEYS[4] items   hash: key -> encoded item, for every item queued or leased
+//	KEYS[5] seen    set of the keys ever admitted or marked
+//	KEYS[6] count   hash: site -> items admitted (for the per-site cap)
+//	KEYS[7] ready   hash: site -> when it is due after its last item (unix ms)
+//	KEYS[8] done    set of the keys whose outcome was recorded
+//	KEYS[9] bad     list of damaged entries moved aside
+//
+// ARGV[1] is the prefix, from which each site's queue is named: a list of
+// the keys of its queued items, prefix .. "q:" .. site. Those lists cannot
+// all be declared in KEYS (Lease does not know its site beforehand); they
+// share the hash tag, so they live in the same slot, which Redis Cluster
+// accepts.
+//
+// Times are the workers' wall clocks in unix milliseconds, passed in.
+const prelude = `
+local K = {sched = KEYS[1], leases = KEYS[2], held = KEYS[3], items = KEYS[4], seen = KEYS[5],
+  count = KEYS[6], ready = KEYS[7], done = KEYS[8], bad = KEYS[9]}
+local P = ARGV[1]
+-- add queues one item unless its key was seen or its site is at the cap. A
+-- site without a lease becomes due at its ready time (at once if none).
+local function add(key, site, enc, cap)
+  if redis.call('SISMEMBER', K.seen, key) == 1 then return 0 end
+  if cap > 0 and (tonumber(redis.call('HGET', K.count, site)) or 0) >= cap then return 0 end
+  redis.call('SADD', K.seen, key)
+  redis.call('HINCRBY', K.count, site, 1)
+  redis.call('HSET', K.items, key, enc)
+  redis.call('RPUSH', P .. 'q:' .. site, key)
+  if redis.call('HEXISTS', K.held, site) == 0 then
+    redis.call('ZADD', K.sched, 'NX', tonumber(redis.call('HGET', K.ready, site)) or 0, site)
+  end
+  return 1
+end
+`
+
+// addScript admits items.
+//
+//	ARGV: prefix, cap, then (key, site, encoded item) per item
+//	-> one 1 (queued) or 0 (seen before, or over the cap) per item
+var addScript = redis.NewScript(prelude + `
+local cap = tonumber(ARGV[2])
+local out = {}
+for i = 3, #ARGV, 3 do
+  out[#out + 1] = add(ARGV[i], ARGV[i + 1], ARGV[i + 2], cap)
+end
+return out
+`)
+
+// leaseScript first puts the items of expired leases back at the head of
+// their sites' queues (due at once), then leases the head item of the site
+// due first, if it is due.
+//
+//	ARGV: prefix, now ms, lease TTL ms, token
+//	-> {1, site, key, encoded item}          leased
+//	-> {0, due ms or -1, expiry ms or -1}    nothing due: when the first site
+//	   is due (-1: none queued) and when the first lease runs out (-1: none)
+var leaseScript = redis.NewScript(prelude + `
+local now = tonumber(ARGV[2])
+for _, site in ipairs(redis.call('ZRANGEBYSCORE', K.leases, '-inf', now)) do
+  local h = redis.call('HGET', K.held, site)
+  if h then
+    local nl = string.find(h, '\n', 1, true)
+    if nl then
+      redis.call('LPUSH', P .. 'q:' .. site, string.sub(h, nl + 1))
+    end
+    redis.call('HDEL', K.held, site)
+  end
+  redis.call('ZREM', K.leases, site)
+  if redis.call('LLEN', P .. 'q:' .. site) > 0 then
+    redis.call('ZADD', K.sched, now, site)
+  end
+end
+while true do
+  local first = redis.call('ZRANGE', K.sched, 0, 0, 'WITHSCORES')
+  if #first == 0 or tonumber(first[2]) > now then
+    local due, exp = -1, -1
+    if #first > 0 then due = tonumber(first[2]) end
+    local l = redis.call('ZRANGE', K.leases, 0, 0, 'WITHSCORES')
+    if #l > 0 then exp = tonumber(l[2]) end
+    return {0, due, exp}
+  end
+  local site = first[1]
+  redis.call('ZREM', K.sched, site)
+  local key = redis.call('LPOP', P .. 'q:' .. site)
+  while key do
+    local enc = redis.call('HGET', K.items, key)
+    if enc then
+      redis.call('ZADD', K.leases, now + tonumber(ARGV[3]), site)
+      redis.call('HSET', K.held, site, ARGV[4] .. '\n' .. key)
+      return {1, site, key, enc}
+    end
+    key = redis.call('LPOP', P .. 'q:' .. site)
+  end
+end
+`)
+
+// finishScript ends a lease and applies the step, in one go: the done keys
+// are recorded and, like the dropped keys, leave the queue; with drop the
+// site's queue is emptied; the queued items are added (the leased item's own
+// key is a retry: back at the end of its site's queue, not counted); the
+// leased item leaves the queue if the step named it, else it goes back to
+// the head; the site is due again at ready if it has items left.
+//
+//	ARGV: prefix, token, site, ready ms, cap, drop ('1'/'0'),
+//	      number of done keys, (key, site) per done key,
+//	      number of dropped keys, (key, site) per dropped key,
+//	      then (key, site, encoded item) per queued item
+//	-> {-1}                 the lease is not this token's: nothing applied
+//	-> {1, queued flags...} applied; one 1 or 0 per queued item (see add)
+var finishScript = redis.NewScript(prelude + `
+local site = ARGV[3]
+local tok = ARGV[2] .. '\n'
+local h = redis.call('HGET', K.held, site)
+if not h or string.sub(h, 1, #tok) ~= tok then
+  return {-1}
+end
+local leased = string.sub(h, #tok + 1)
+local q = P .. 'q:' .. site
+redis.call('HDEL', K.held, site)
+redis.call('ZREM', K.leases, site)
+redis.call('HSET', K.ready, site, ARGV[4])
+local named, retried = false, false
+local function gone(key, s)
+  if key == leased then
+    named = true
+  elseif redis.call('HDEL', K.items, key) == 1 then
+    redis.call('LREM', P .. 'q:' .. s, 0, key)
+  end
+end
+local i = 8
+for _ = 1, tonumber(ARGV[7]) do
+  redis.call('SADD', K.seen, ARGV[i])
+  redis.call('SADD', K.done, ARGV[i])
+  gone(ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local nx = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, nx do
+  gone(ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+if ARGV[6] == '1' then
+  named = true
+  for _, key in ipairs(redis.call('LRANGE', q, 0, -1)) do
+    redis.call('HDEL', K.items, key)
+  end
+  redis.call('DEL', q)
+end
+local cap = tonumber(ARGV[5])
+local out = {1}
+for j = i, #ARGV, 3 do
+  if ARGV[j] == leased then
+    named, retried = true, true
+    redis.call('HSET', K.items, leased, ARGV[j + 2])
+    redis.call('RPUSH', q, leased)
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = add(ARGV[j], ARGV[j + 1], ARGV[j + 2], cap)
+  end
+end
+if not named then
+  redis.call('LPUSH', q, leased)
+elseif not retried then
+  redis.call('HDEL', K.items, leased)
+end
+if redis.call('LLEN', q) > 0 then
+  redis.call('ZADD', K.sched, ARGV[4], site)
+end
+return out
+`)
+
+// discardScript moves a leased entry that could not be read to the bad
+// list and ends its lease; the site is due again now if it has items left.
+//
+//	ARGV: prefix, token, site, now ms   -> 1 done, 0 not this token's lease
+var discardScript = redis.NewScript(prelude + `
+local site = ARGV[3]
+local tok = ARGV[2] .. '\n'
+local h = redis.call('HGET', K.held, site)
+if not h or string.sub(h, 1, #tok) ~= tok then
+  return 0
+end
+local key = string.sub(h, #tok + 1)
+redis.call('RPUSH', K.bad, redis.call('HGET', K.items, key) or key)
+redis.call('HDEL', K.items, key)
+redis.call('HDEL', K.held, site)
+redis.call('ZREM', K.leases, site)
+if redis.call('LLEN', P .. 'q:' .. site) > 0 then
+  redis.call('ZADD', K.sched, ARGV[4], site)
+end
+return 1
+`)
+
+// markScript records keys as seen; counted ones also count against their
+// site's cap the first time.
+//
+//	ARGV: prefix, counted ('1'/'0'), then (key, site) per item  -> 0
+var markScript = redis.NewScript(prelude + `
+for i = 3, #ARGV, 2 do
+  if redis.call('SADD', K.seen, ARGV[i]) == 1 and ARGV[2] == '1' then
+    redis.call('HINCRBY', K.count, ARGV[i + 1], 1)
+  end
+end
+return 0
+`)
+
+// statScript answers Seen (ARGV[2] a key: 1 or 0) and Len (no ARGV[2]: the
+// number of items queued or leased).
+var statScript = redis.NewScript(prelude + `
+if ARGV[2] then
+  return redis.call('SISMEMBER', K.seen, ARGV[2])
+end
+return redis.call('HLEN', K.items)
+`)
