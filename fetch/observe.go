@@ -189,3 +189,25 @@ func (f *Fetcher) Hosts() []HostStatus {
 	}
 	return out
 }
+
+// NextTurn returns the instant from which the politeness layer lets the
+// next request to rawURL's site start: the site's gap after its last
+// answer (Crawl-delay, slow-down and jitter included) or the end of its
+// pause ([politeness.Transport.NextTurn]). It is the zero time when the
+// Fetcher knows nothing of the site, when rawURL does not parse, and for
+// a zero Fetcher. A crawler that schedules each site for then holds no
+// worker while the site waits. Safe for concurrent use.
+func (f *Fetcher) NextTurn(rawURL string) time.Time {
+	if f == nil || f.chain == nil {
+		return time.Time{}
+	}
+	pol, ok := f.chain.inner.(*politeness.Transport)
+	if !ok {
+		return time.Time{}
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return time.Time{}
+	}
+	return pol.NextTurn(u)
+}

@@ -241,3 +241,24 @@ func (g *MemoryGate) states() map[string]State {
 	}
 	return m
 }
+
+// NextTurn returns the instant before which no request to u's host may
+// start, as this Transport last read or stored the host's [State]
+// (NotBefore: the gap after the last answer, Crawl-delay and slow-down
+// included, or the end of a pause). It is the zero time for a host this
+// Transport does not track (never asked, or forgotten after its idle
+// time). With a shared gate other processes may have moved it since. A
+// caller that waits until then before its request holds nothing while the
+// host's gap runs. It costs one map lookup and is safe for concurrent use.
+func (t *Transport) NextTurn(u *url.URL) time.Time {
+	key := t.hostKey(u)
+	t.track.mu.Lock()
+	h := t.track.hosts[key]
+	t.track.mu.Unlock()
+	if h == nil {
+		return time.Time{}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.st.NotBefore
+}

@@ -12,12 +12,13 @@ import (
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
-// Frontier holds the URLs still to fetch, one FIFO queue per site. It is
-// safe for concurrent use; set its fields before the first call. The zero
-// value is ready: no page cap, every site and URL allowed, no journal, all
-// in memory. Add, AddAll, AddLinks, Retry and Drop record their change in
-// the Journal before they return; Next takes an item out of memory only
-// (its outcome is recorded later, with [Frontier.Record]).
+// Frontier decides which URLs a crawl queues and holds them, one FIFO queue
+// per site, in its [Queue]. It is safe for concurrent use; set its fields
+// before the first call. The zero value is ready: no page cap, every site
+// and URL allowed, no journal, all in memory. Add, AddAll, AddLinks, Retry
+// and Drop record their change in the Journal before they return; Next
+// takes an item out of memory only (its outcome is recorded later, with
+// [Frontier.Record]).
 type Frontier struct {
 	// MaxPerSite caps the URLs admitted per site (0 = no cap).
 	MaxPerSite int
@@ -28,6 +29,15 @@ type Frontier struct {
 	// those that look like HTML pages). nil accepts every URL.
 	Accept func(u *url.URL) bool
 
+	// Queue, if set, holds the queued items, the seen set and the
+	// schedule of the sites (for example a queue shared by the processes
+	// of one crawl). nil: the Frontier's own, in memory, with the Journal
+	// and Spill below. Next, Sites, Drop, Retry, InMemory, Resume and the
+	// Journal and Spill fields concern that in-memory queue only: with a
+	// Queue set, the Queue keeps its own state, and a [Crawler] drives it.
+	// Set it before the first Add.
+	Queue Queue
+
 	// Journal, if set, keeps the queue across runs (see the package doc).
 	// Set it before the first Add.
 	Journal Journal
@@ -36,19 +46,15 @@ type Frontier struct {
 	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
 	// are, else (or when its site already has spilled items, to keep each
 	// site's order) it goes to Spill, and comes back in batches when its
-	// site's queue in memory runs dry. The seen set stays in memory. Set
+	// site's queue in memory runs dry. A Spill that is also a [SeenSpill]
+	// holds the seen set too (see the package doc's Memory section). Set
 	// both before the first Add.
 	Spill       Spill
 	MaxInMemory int
 
-	mu     sync.Mutex // guards the fields below
-	seen   map[string]bool
-	queues map[string][]Item
-	count  map[string]int
-	inMem  int            // items in queues
-	spilt  map[string]int // items of each site in Spill
-	queued int
-	err    error // first journal error of Add and the like
+	mu  sync.Mutex // guards the fields below
+	mem *memQueue  // the in-memory queue, made on first use
+	err error      // first journal or Queue error of Add and the like
 }
 
 // Journal keeps a [Frontier]'s queue in durable storage. Implementations
@@ -64,7 +70,8 @@ type Journal interface {
 	Record(ctx context.Context, step Step) error
 }
 
-// Step is one change of a journaled frontier.
+// Step is one change of a journaled frontier, and the change
+// [Queue.Finish] applies with the end of a lease.
 type Step struct {
 	// Done are the normalised URLs whose outcome is now recorded (a fetched
 	// item and the final URL of its redirects): they leave the queue and
@@ -74,11 +81,40 @@ type Step struct {
 	Queued []Item
 	// Dropped are the keys of queued items given up without a fetch.
 	Dropped []string
+
+	// DropSite (for [Queue.Finish]) drops every queued item of the
+	// finished item's site; the Journal sees their keys in Dropped.
+	DropSite bool
+	// MaxPerSite (for [Queue.Finish]) is the cap per site the new items of
+	// Queued are admitted under (0: no cap).
+	MaxPerSite int
+}
+
+// memq returns the in-memory queue, made on first use.
+func (f *Frontier) memq() *memQueue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mem == nil {
+		f.mem = newMemQueue(f.Journal, f.Spill, f.MaxInMemory, f.newSeen())
+	}
+	return f.mem
+}
+
+// queue returns the Queue in use.
+func (f *Frontier) queue() Queue {
+	if f.Queue != nil {
+		return f.Queue
+	}
+	return f.memq()
 }
 
 // Resume loads the queue an earlier run left in the journal and returns
-// how many items it holds. Call it before adding seeds.
+// how many items it holds. Call it before adding seeds. Without a Journal
+// it returns 0; with a Queue set, the number of items the Queue holds.
 func (f *Frontier) Resume(ctx context.Context) (int, error) {
+	if f.Queue != nil {
+		return f.Queue.Len(ctx)
+	}
 	if f.Journal == nil {
 		return 0, nil
 	}
@@ -86,18 +122,19 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.init()
+	q := f.memq()
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for _, it := range items {
-		if f.seen[it.Key] {
+		if q.seen.has(it.Key) {
 			continue
 		}
-		f.seen[it.Key] = true
-		f.enqueue(it)
+		q.seen.add(it.Key)
+		q.enqueue(q.site(it.Site), it)
 	}
 	for site, n := range counts {
-		f.count[site] = max(f.count[site], n)
+		s := q.site(site)
+		s.count = max(s.count, n)
 	}
 	return len(items), nil
 }
@@ -110,12 +147,6 @@ func (f *Frontier) Record(ctx context.Context, step Step) error {
 	return f.Journal.Record(ctx, step)
 }
 
-func (f *Frontier) init() {
-	if f.seen == nil {
-		f.seen, f.queues, f.count, f.spilt = map[string]bool{}, map[string][]Item{}, map[string]int{}, map[string]int{}
-	}
-}
-
 // Spill holds a [Frontier]'s queued items beyond its MaxInMemory, one FIFO
 // queue per site. Implementations must be safe for concurrent use; the
 // Frontier calls them with its lock held, one call at a time.
@@ -124,48 +155,6 @@ type Spill interface {
 	Push(ctx context.Context, site string, items []Item) error
 	// Pop removes and returns up to n items from the head of site's queue.
 	Pop(ctx context.Context, site string, n int) ([]Item, error)
-}
-
-// enqueue puts it at the end of its site's queue: in memory, or in Spill
-// (see Frontier.Spill). A Spill error keeps the item in memory. f.mu is held.
-func (f *Frontier) enqueue(it Item) {
-	f.queued++
-	if f.Spill != nil && f.MaxInMemory > 0 && (f.inMem >= f.MaxInMemory || f.spilt[it.Site] > 0) {
-		err := f.Spill.Push(context.Background(), it.Site, []Item{it})
-		if err == nil {
-			f.spilt[it.Site]++
-			return
-		}
-		if f.err == nil {
-			f.err = err
-		}
-	}
-	f.queues[it.Site] = append(f.queues[it.Site], it)
-	f.inMem++
-}
-
-// refill brings back a batch of site's spilled items into memory, at least
-// one, at most what MaxInMemory leaves room for. f.mu is held.
-func (f *Frontier) refill(site string) {
-	n := min(f.spilt[site], max(1, f.MaxInMemory-f.inMem))
-	its, err := f.Spill.Pop(context.Background(), site, n)
-	if err != nil {
-		if f.err == nil {
-			f.err = err
-		}
-		return
-	}
-	if len(its) == 0 { // the Spill lost them: stop counting them
-		f.queued -= f.spilt[site]
-		delete(f.spilt, site)
-		return
-	}
-	f.spilt[site] -= len(its)
-	if f.spilt[site] <= 0 {
-		delete(f.spilt, site)
-	}
-	f.queues[site] = append(f.queues[site], its...)
-	f.inMem += len(its)
 }
 
 // Item is one URL to fetch.
@@ -190,11 +179,8 @@ func Site(u *url.URL) string { return politeness.SiteOrigin(u) }
 // A journal error is kept for [Frontier.Err]; the item stays queued in
 // memory.
 func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
-	it, ok := f.admit(u, depth, from)
-	if ok {
-		f.keep(f.Record(context.Background(), Step{Queued: []Item{it}}))
-	}
-	return ok
+	it, ok := f.item(u, depth, from)
+	return ok && f.add([]Item{it}) == 1
 }
 
 // AddAll is [Frontier.Add] for each of us at depth 0, with one journal
@@ -203,12 +189,21 @@ func (f *Frontier) Add(u *url.URL, depth int, from string) bool {
 func (f *Frontier) AddAll(us []*url.URL, from string) int {
 	var its []Item
 	for _, u := range us {
-		if it, ok := f.admit(u, 0, from); ok {
+		if it, ok := f.item(u, 0, from); ok {
 			its = append(its, it)
 		}
 	}
-	f.keep(f.Record(context.Background(), Step{Queued: its}))
-	return len(its)
+	return f.add(its)
+}
+
+// add queues the admitted items its and returns how many the Queue took.
+func (f *Frontier) add(its []Item) int {
+	if len(its) == 0 {
+		return 0
+	}
+	out, err := f.queue().Add(context.Background(), its, f.MaxPerSite)
+	f.keep(err)
+	return len(out)
 }
 
 // keep remembers the first journal error of Add, AddLinks, Retry or Drop.
@@ -223,41 +218,35 @@ func (f *Frontier) keep(err error) {
 	}
 }
 
-// Err returns the first error the Journal returned to Add, AddLinks, Retry
-// or Drop (the crawl goes on in memory; a restart may not resume those
-// items).
+// Err returns the first error the Journal (or the Queue, or the Spill)
+// returned to Add, AddLinks, Retry or Drop (the crawl goes on in memory;
+// a restart may not resume those items).
 func (f *Frontier) Err() error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.err
+	err, q := f.err, f.mem
+	f.mu.Unlock()
+	if err == nil && q != nil {
+		q.mu.Lock()
+		err = q.err
+		q.mu.Unlock()
+	}
+	return err
 }
 
-// admit queues u in memory (see Add) and returns its item.
-func (f *Frontier) admit(u *url.URL, depth int, from string) (Item, bool) {
+// item returns u's item if u may be queued at all: an http or https URL
+// whose site is Allowed and which Accept takes (whether it was seen or
+// its site is full is the Queue's to say).
+func (f *Frontier) item(u *url.URL, depth int, from string) (Item, bool) {
 	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Item{}, false
 	}
-	key := links.Normalize(u)
 	site := Site(u)
 	if (f.Allowed != nil && !f.Allowed(site)) || (f.Accept != nil && !f.Accept(u)) {
 		return Item{}, false
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.init()
-	if f.seen[key] {
-		return Item{}, false
-	}
-	if f.MaxPerSite > 0 && f.count[site] >= f.MaxPerSite {
-		return Item{}, false
-	}
-	f.seen[key] = true
-	f.count[site]++
 	v := *u
 	v.Fragment, v.RawFragment = "", ""
-	it := Item{URL: &v, Key: key, Site: site, Depth: depth, From: from}
-	f.enqueue(it)
-	return it, true
+	return Item{URL: &v, Key: links.Normalize(u), Site: site, Depth: depth, From: from}, true
 }
 
 // AddLinks queues the links of the HTML page body (found at base), except
@@ -265,12 +254,11 @@ func (f *Frontier) admit(u *url.URL, depth int, from string) (Item, bool) {
 // recorded; with site set, only links to that site. It returns how many
 // were queued (recorded in the Journal in one step).
 func (f *Frontier) AddLinks(base *url.URL, body []byte, depth int, site string) int {
-	its := f.links(base, body, depth, site)
-	f.keep(f.Record(context.Background(), Step{Queued: its}))
-	return len(its)
+	return f.add(f.links(base, body, depth, site))
 }
 
-// links is AddLinks without the journal: it returns the items queued.
+// links returns the items AddLinks would offer the Queue: the links that
+// may be queued, seen or not.
 func (f *Frontier) links(base *url.URL, body []byte, depth int, site string) []Item {
 	ls, _ := links.Extract(base, bytes.NewReader(body))
 	var out []Item
@@ -278,15 +266,17 @@ func (f *Frontier) links(base *url.URL, body []byte, depth int, site string) []I
 		if strings.Contains(" "+l.Rel+" ", " nofollow ") || (site != "" && Site(l.URL) != site) {
 			continue
 		}
+		it, ok := f.item(l.URL, depth, "link")
+		if !ok {
+			continue
+		}
 		if f.Journal != nil && !f.Seen(l.URL) {
-			if done, err := f.Journal.Done(context.Background(), links.Normalize(l.URL)); err == nil && done {
-				f.MarkSeen(l.URL)
+			if done, err := f.Journal.Done(context.Background(), it.Key); err == nil && done {
+				f.keep(f.queue().Mark(context.Background(), false, it))
 				continue
 			}
 		}
-		if it, ok := f.admit(l.URL, depth, "link"); ok {
-			out = append(out, it)
-		}
+		out = append(out, it)
 	}
 	return out
 }
@@ -294,32 +284,34 @@ func (f *Frontier) links(base *url.URL, body []byte, depth int, site string) []I
 // Retry queues it again at the end of its site's queue, for one more
 // attempt after a rate-limit answer (the pause itself is the politeness
 // transport's). It reports whether it was queued: an item is retried once.
+// (A [Crawler] retries through its Queue's Finish.)
 func (f *Frontier) Retry(it Item) bool {
-	again, ok := f.retry(it)
-	if ok {
-		f.keep(f.Record(context.Background(), Step{Queued: []Item{again}}))
+	again, ok := retried(it)
+	if !ok {
+		return false
 	}
-	return ok
+	q := f.memq()
+	q.mu.Lock()
+	q.enqueue(q.site(again.Site), again)
+	q.mu.Unlock()
+	f.keep(f.Record(context.Background(), Step{Queued: []Item{again}}))
+	return true
 }
 
-// retry is Retry without the journal: it returns the item queued.
-func (f *Frontier) retry(it Item) (Item, bool) {
+// retried returns it for one more attempt, unless it was retried already.
+func retried(it Item) (Item, bool) {
 	if it.Tries >= 1 {
 		return Item{}, false
 	}
 	it.Tries++
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.init()
-	f.enqueue(it)
 	return it, true
 }
 
 // Seen reports whether u (normalised) was ever queued or marked seen.
 func (f *Frontier) Seen(u *url.URL) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.seen[links.Normalize(u)]
+	seen, err := f.queue().Seen(context.Background(), links.Normalize(u))
+	f.keep(err)
+	return seen
 }
 
 // MarkSeen records u as seen without queueing it (for example a URL
@@ -332,98 +324,70 @@ func (f *Frontier) MarkSeen(u *url.URL) { f.mark(u, false) }
 func (f *Frontier) MarkFetched(u *url.URL) { f.mark(u, true) }
 
 func (f *Frontier) mark(u *url.URL, counted bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.init()
-	key := links.Normalize(u)
-	if counted && !f.seen[key] {
-		f.count[Site(u)]++
-	}
-	f.seen[key] = true
+	f.keep(f.queue().Mark(context.Background(), counted, Item{Key: links.Normalize(u), Site: Site(u)}))
 }
 
-// Next pops the next item of site.
+// Next pops the next item of site from the in-memory queue (see
+// [Frontier.Queue]), leased or not.
 func (f *Frontier) Next(site string) (Item, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.queues[site]) == 0 && f.spilt[site] > 0 {
-		f.refill(site)
-	}
-	q := f.queues[site]
-	if len(q) == 0 {
+	q := f.memq()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.sites[site]
+	if s == nil {
 		return Item{}, false
 	}
-	it := q[0]
-	q[0] = Item{}
-	f.queues[site] = q[1:]
-	if len(f.queues[site]) == 0 {
-		delete(f.queues, site)
+	it, ok := q.pop(s)
+	if !s.waiting() {
+		q.unschedule(s)
 	}
-	f.queued--
-	f.inMem--
-	return it, true
+	return it, ok
 }
 
-// Drop forgets the queued items of site (the site was given up on) and
-// returns how many there were.
+// Drop forgets the queued items of site (the site was given up on) in the
+// in-memory queue and returns how many there were.
 func (f *Frontier) Drop(site string) int {
-	keys := f.drop(site)
+	q := f.memq()
+	q.mu.Lock()
+	var keys []string
+	if s := q.sites[site]; s != nil {
+		keys = q.drop(s)
+	}
+	q.mu.Unlock()
 	f.keep(f.Record(context.Background(), Step{Dropped: keys}))
 	return len(keys)
 }
 
-// drop is Drop without the journal: it returns the keys dropped.
-func (f *Frontier) drop(site string) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for f.spilt[site] > 0 {
-		n := f.spilt[site]
-		f.refill(site)
-		if f.spilt[site] == n { // the Spill failed: its items stay there
-			break
-		}
-	}
-	q := f.queues[site]
-	keys := make([]string, len(q))
-	for i, it := range q {
-		keys[i] = it.Key
-	}
-	delete(f.queues, site)
-	f.queued -= len(q)
-	f.inMem -= len(q)
-	return keys
-}
-
-// Sites returns the sites with queued items.
+// Sites returns the sites with queued items in the in-memory queue.
 func (f *Frontier) Sites() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.queues)+len(f.spilt))
-	for s := range f.queues {
-		out = append(out, s)
-	}
-	for s := range f.spilt {
-		if len(f.queues[s]) == 0 {
-			out = append(out, s)
+	q := f.memq()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []string
+	for name, s := range q.sites {
+		if s.waiting() {
+			out = append(out, name)
 		}
 	}
 	return out
 }
 
-// InMemory returns the number of queued items held in memory (at most
-// MaxInMemory with a Spill, plus a batch brought back for a site whose
-// queue in memory ran dry when the bound was reached: one item).
+// InMemory returns the number of queued items the in-memory queue holds
+// in memory (at most MaxInMemory with a Spill, plus a batch brought back
+// for a site whose queue in memory ran dry when the bound was reached: one
+// item).
 func (f *Frontier) InMemory() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.inMem
+	q := f.memq()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.inMem
 }
 
-// Len returns the number of queued items.
+// Len returns the number of items queued or leased.
 func (f *Frontier) Len() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.queued
+	n, err := f.queue().Len(context.Background())
+	f.keep(err)
+	return n
 }
 
 // nonHTML are file extensions that name documents other than HTML pages.
