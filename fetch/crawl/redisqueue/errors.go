@@ -3,6 +3,7 @@ package redisqueue
 import (
 	"errors"
 
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/politeness/redisgate"
 )
 
@@ -21,8 +22,9 @@ var (
 	// ErrLeaseLost reports a Finish for an item this Queue does not hold:
 	// never leased here, already finished, or leased for longer than the
 	// lease TTL, so that its lease ran out and the item went back to its
-	// site's queue (some worker fetches it again). Nothing was applied.
-	ErrLeaseLost = errors.New("redisqueue: lease lost")
+	// site's queue (some worker fetches it again). Nothing was applied. It
+	// is crawl's sentinel, as every crawl.Queue reports it.
+	ErrLeaseLost = crawl.ErrLeaseLost
 
 	// ErrBadItem reports a stored item that cannot be read back (not
 	// written by this package, or damaged). The entry is moved aside to

@@ -18,26 +18,23 @@ import (
 // Options configures a [Queue]. A nil *Options, and every zero field, means
 // the default.
 type Options struct {
-	// Poll is the longest Lease asks a worker to wait before asking again
-	// while other workers hold leases (their outcomes may queue new work).
-	// Zero means 200 ms.
-	Poll time.Duration
 	// Logger receives damaged entries moved aside. Nil means silent.
 	Logger *slog.Logger
 }
 
-// Queue is a crawl.Queue in Redis: any number of processes that make a
+var _ crawl.Queue = (*Queue)(nil)
+
+// Queue is a [crawl.Queue] in Redis: any number of processes that make a
 // Queue of the same name on the same Redis share one frontier. Create it
 // with [New]; a zero Queue has no Redis and fails closed with
 // [ErrUnavailable]. It is safe for concurrent use.
 //
-// A Queue remembers the leases it granted (in memory), so an item is
-// finished through the Queue that leased it.
+// A Queue remembers the tokens of the leases it granted, in memory: an
+// item is finished through the Queue that leased it.
 type Queue struct {
 	rdb    redis.Scripter
 	prefix string
 	keys   []string
-	poll   time.Duration
 	log    *slog.Logger
 
 	mu     sync.Mutex        // guards tokens, closed
@@ -54,12 +51,9 @@ func New(rdb redis.Scripter, name string, opts *Options) *Queue {
 	if opts != nil {
 		o = *opts
 	}
-	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", poll: o.Poll, log: o.Logger}
+	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", log: o.Logger}
 	for _, k := range []string{"sched", "leases", "held", "items", "seen", "count", "ready", "done", "bad"} {
 		q.keys = append(q.keys, q.prefix+k)
-	}
-	if q.poll <= 0 {
-		q.poll = 200 * time.Millisecond
 	}
 	if q.log == nil {
 		q.log = slog.New(slog.DiscardHandler)
@@ -80,6 +74,9 @@ func (q *Queue) run(ctx context.Context, op, site string, script *redis.Script, 
 	q.mu.Unlock()
 	if closed {
 		return nil, &Error{Op: op, Site: site, Kind: ErrClosed}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	res, err := script.Run(ctx, q.rdb, q.keys, append([]any{q.prefix}, args...)...).Result()
 	if err != nil {
@@ -159,15 +156,16 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 // has no item leased, for ttl: until the item is finished, no other item of
 // its site is leased, and when ttl passes without a Finish the item goes
 // back to the head of its site's queue, due at once (its worker is taken
-// for dead). It is one round trip. With ok false, next is when to ask
-// again: when the first site is due, or within Options.Poll while other
-// workers hold leases; zero when nothing is queued or leased (the crawl is
-// over). A damaged entry is moved aside and reported as an error matching
-// [ErrBadItem]; the next Lease goes on.
+// for dead; ttl <= 0 means [crawl.DefaultLeaseTTL]). It is one round trip.
+// With ok false, next is when to ask again: the first due time or lease
+// expiry, zero when nothing is queued or leased (the crawl is over). Other
+// processes may queue work sooner: a crawl.Crawler on a shared queue sets
+// its Recheck. A damaged entry is moved aside and reported as an error
+// matching [ErrBadItem]; the next Lease goes on.
 func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it crawl.Item, next time.Time, ok bool, err error) {
 	token := newToken()
 	if ttl <= 0 {
-		ttl = defaultLeaseTTL
+		ttl = crawl.DefaultLeaseTTL
 	}
 	res, err := q.run(ctx, "lease", "", leaseScript, now.UnixMilli(), max(ttl.Milliseconds(), 1), token)
 	if err != nil {
@@ -177,7 +175,7 @@ func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it
 	if len(r) == 3 && r[0] == int64(0) {
 		due, _ := r[1].(int64)
 		exp, _ := r[2].(int64)
-		return crawl.Item{}, q.nextTime(now, due, exp), false, nil
+		return crawl.Item{}, nextTime(due, exp), false, nil
 	}
 	if len(r) != 4 {
 		return crawl.Item{}, time.Time{}, false, &Error{Op: "lease", Kind: ErrRedis, Err: fmt.Errorf("unexpected answer %v", r)}
@@ -202,27 +200,34 @@ func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it
 	return it, time.Time{}, true, nil
 }
 
-// nextTime is when a worker that got nothing asks again: due (unix ms, -1:
-// nothing queued), and with leases out (their first expiry exp, -1: none)
-// at most Poll from now. Zero: nothing queued or leased.
-func (q *Queue) nextTime(now time.Time, due, exp int64) time.Time {
-	if due < 0 && exp < 0 {
+// nextTime is when a worker that got nothing asks again: the first due
+// time or lease expiry (unix ms, -1: none); zero when neither.
+func nextTime(due, exp int64) time.Time {
+	switch {
+	case due < 0 && exp < 0:
 		return time.Time{}
+	case due < 0 || (exp >= 0 && exp < due):
+		return time.UnixMilli(exp)
 	}
-	next := time.UnixMilli(due)
-	if exp >= 0 {
-		soon := time.UnixMilli(exp)
-		if poll := now.Add(q.poll); poll.Before(soon) {
-			soon = poll
-		}
-		if due < 0 || soon.Before(next) {
-			next = soon
-		}
-	}
-	return next
+	return time.UnixMilli(due)
 }
 
-// finish applies one leased item's outcome (see Finish).
+// Finish ends it's lease and applies step in one round trip, all of it or
+// nothing: Done keys are marked seen and done and leave the queue, like
+// Dropped keys; DropSite drops the site's queued items; Queued items are
+// added as by Add under step.MaxPerSite, except it's retry (its key with
+// more Tries), which goes to the end of its site's queue uncounted. The
+// leased item leaves the queue when the step names it, else it goes back
+// to the head of its site's queue. The site is then due at ready (the zero
+// time: at once). An item whose lease this Queue does not hold (never
+// leased here, finished already, or expired and taken back) gets an
+// *[Error] matching [ErrLeaseLost] and nothing is applied.
+func (q *Queue) Finish(ctx context.Context, it crawl.Item, step crawl.Step, ready time.Time) error {
+	_, err := q.finish(ctx, it, step.Done, step.Dropped, step.Queued, step.MaxPerSite, step.DropSite, ready)
+	return err
+}
+
+// finish is Finish; it returns the queued items admitted.
 func (q *Queue) finish(ctx context.Context, it crawl.Item, done, dropped []string, queued []crawl.Item, maxPerSite int, dropSite bool, ready time.Time) ([]crawl.Item, error) {
 	q.mu.Lock()
 	token, held := q.tokens[it.Key]
@@ -243,7 +248,7 @@ func (q *Queue) finish(ctx context.Context, it crawl.Item, done, dropped []strin
 		args = append(args, k, siteOfKey(k))
 	}
 	for _, n := range queued {
-		args = append(args, n.Key, n.Site, encodeItem(n))
+		args = append(args, n.Key, n.Site, encodeItem(n), bit(n.Key == it.Key && n.Tries > it.Tries))
 	}
 	res, err := q.run(ctx, "finish", it.Site, finishScript, args...)
 	if err != nil {
@@ -290,6 +295,3 @@ func newToken() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return hex.EncodeToString(b[:])
 }
-
-// defaultLeaseTTL is the lease time when Lease is given none.
-const defaultLeaseTTL = 10 * time.Minute

@@ -107,15 +107,16 @@ end
 
 // finishScript ends a lease and applies the step, in one go: the done keys
 // are recorded and, like the dropped keys, leave the queue; with drop the
-// site's queue is emptied; the queued items are added (the leased item's own
-// key is a retry: back at the end of its site's queue, not counted); the
+// site's queue is emptied; the queued items are added (one flagged as the
+// leased item's retry goes back to the end of its site's queue, not counted,
+// unless the site is dropped); the
 // leased item leaves the queue if the step named it, else it goes back to
 // the head; the site is due again at ready if it has items left.
 //
 //	ARGV: prefix, token, site, ready ms, cap, drop ('1'/'0'),
 //	      number of done keys, (key, site) per done key,
 //	      number of dropped keys, (key, site) per dropped key,
-//	      then (key, site, encoded item) per queued item
+//	      then (key, site, encoded item, retry '1'/'0') per queued item
 //	-> {-1}                 the lease is not this token's: nothing applied
 //	-> {1, queued flags...} applied; one 1 or 0 per queued item (see add)
 var finishScript = redis.NewScript(prelude + `
@@ -160,12 +161,17 @@ if ARGV[6] == '1' then
 end
 local cap = tonumber(ARGV[5])
 local out = {1}
-for j = i, #ARGV, 3 do
-  if ARGV[j] == leased then
-    named, retried = true, true
-    redis.call('HSET', K.items, leased, ARGV[j + 2])
-    redis.call('RPUSH', q, leased)
-    out[#out + 1] = 1
+for j = i, #ARGV, 4 do
+  if ARGV[j + 3] == '1' and ARGV[j] == leased then
+    named = true
+    if ARGV[6] == '1' then
+      out[#out + 1] = 0
+    else
+      retried = true
+      redis.call('HSET', K.items, leased, ARGV[j + 2])
+      redis.call('RPUSH', q, leased)
+      out[#out + 1] = 1
+    end
   else
     out[#out + 1] = add(ARGV[j], ARGV[j + 1], ARGV[j + 2], cap)
   end
