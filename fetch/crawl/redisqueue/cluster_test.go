@@ -34,10 +34,10 @@ func TestQueue_Cluster(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 
-	queuetest.Run(t, func(t *testing.T) crawl.Queue { return New(c, crawlName(), nil) })
+	queuetest.Run(t, func(t *testing.T) crawl.Queue { return open(t, c, crawlName()) })
 
 	// A crawl through every operation, then its keys: one slot.
-	q := New(c, crawlName(), nil)
+	q := open(t, c, crawlName())
 	if _, err := q.Add(ctx, items("http://a.test/1", "http://b.test/1", "http://a.test/2"), 0); err != nil {
 		t.Fatal(err)
 	}

@@ -30,16 +30,28 @@ var _ crawl.Queue = (*Queue)(nil)
 // [ErrUnavailable]. It is safe for concurrent use.
 //
 // A Queue remembers the tokens of the leases it granted, in memory: an
-// item is finished through the Queue that leased it.
+// item is finished through the Queue that leased it. While it holds a lease
+// it renews it every ttl/3 (wall clock), so a live worker keeps its item
+// however long the fetch takes, and a dead one's item comes back within one
+// TTL. Call Close when done.
 type Queue struct {
 	rdb    redis.Scripter
 	prefix string
 	keys   []string
 	log    *slog.Logger
 
-	mu     sync.Mutex        // guards tokens, closed
-	tokens map[string]string // item key -> token of its lease
+	mu     sync.Mutex        // guards leases, closed
+	leases map[string]*lease // item key -> its lease, while held
 	closed bool
+	wg     sync.WaitGroup // the renewal goroutines
+}
+
+// lease is one item leased by this Queue. While it is held a goroutine
+// renews it every ttl/3, so an item may take longer than the TTL while a
+// dead worker's item still comes back within one TTL.
+type lease struct {
+	token string
+	stop  chan struct{} // closed to end the renewals
 }
 
 // New returns the Queue of the crawl called name on rdb. Every key of the
@@ -191,12 +203,18 @@ func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it
 		}
 		return crawl.Item{}, time.Time{}, false, &Error{Op: "lease", Site: site, Kind: ErrBadItem, Err: err}
 	}
+	l := &lease{token: token, stop: make(chan struct{})}
 	q.mu.Lock()
-	if q.tokens == nil {
-		q.tokens = map[string]string{}
+	if q.leases == nil {
+		q.leases = map[string]*lease{}
 	}
-	q.tokens[it.Key] = token
+	if old := q.leases[it.Key]; old != nil { // taken back from this very Queue
+		close(old.stop)
+	}
+	q.leases[it.Key] = l
+	q.wg.Add(1)
 	q.mu.Unlock()
+	go q.renew(it.Site, l, now, ttl)
 	return it, time.Time{}, true, nil
 }
 
@@ -230,11 +248,12 @@ func (q *Queue) Finish(ctx context.Context, it crawl.Item, step crawl.Step, read
 // finish is Finish; it returns the queued items admitted.
 func (q *Queue) finish(ctx context.Context, it crawl.Item, done, dropped []string, queued []crawl.Item, maxPerSite int, dropSite bool, ready time.Time) ([]crawl.Item, error) {
 	q.mu.Lock()
-	token, held := q.tokens[it.Key]
+	l := q.leases[it.Key]
 	q.mu.Unlock()
-	if !held {
+	if l == nil {
 		return nil, &Error{Op: "finish", Site: it.Site, Kind: ErrLeaseLost}
 	}
+	token := l.token
 	at := int64(0) // the zero time: due at once
 	if !ready.IsZero() {
 		at = ready.UnixMilli()
@@ -254,9 +273,7 @@ func (q *Queue) finish(ctx context.Context, it crawl.Item, done, dropped []strin
 	if err != nil {
 		return nil, err // the lease is still ours until it runs out
 	}
-	q.mu.Lock()
-	delete(q.tokens, it.Key)
-	q.mu.Unlock()
+	q.drop(it.Key, l)
 	if r, _ := res.([]any); len(r) == 0 || r[0] != int64(1) {
 		return nil, &Error{Op: "finish", Site: it.Site, Kind: ErrLeaseLost}
 	}
@@ -273,13 +290,55 @@ func siteOfKey(key string) string {
 	return crawl.Site(u)
 }
 
-// Close makes later calls fail with [ErrClosed]. Leases it holds run out
-// (their items are leased again by other workers). It does not close the
-// Redis client.
+// drop forgets l, the lease of key, and ends its renewals.
+func (q *Queue) drop(key string, l *lease) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.leases[key] == l {
+		delete(q.leases, key)
+		close(l.stop)
+	}
+}
+
+// renew extends l every ttl/3 until it ends or is found lost. The new
+// expiries are on the clock of the Lease call (at, advanced by the time
+// elapsed since), as the first one was.
+func (q *Queue) renew(site string, l *lease, at time.Time, ttl time.Duration) {
+	start := time.Now()
+	defer q.wg.Done()
+	t := time.NewTicker(max(ttl/3, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), max(ttl/3, time.Millisecond))
+		res, err := renewScript.Run(ctx, q.rdb, q.keys, q.prefix, site, l.token, at.Add(time.Since(start)+ttl).UnixMilli()).Result()
+		cancel()
+		switch {
+		case err != nil:
+			q.log.Warn("redisqueue: lease renewal failed", "site", site, "err", opError("renew", site, err))
+		case res != int64(1):
+			q.log.Warn("redisqueue: lease lost", "site", site)
+			return
+		}
+	}
+}
+
+// Close ends the renewals of the leases this Queue holds, so that they run
+// out (their items are leased again by other workers), and makes later
+// calls fail with [ErrClosed]. It does not close the Redis client.
 func (q *Queue) Close() error {
 	q.mu.Lock()
 	q.closed = true
+	for k, l := range q.leases {
+		close(l.stop)
+		delete(q.leases, k)
+	}
 	q.mu.Unlock()
+	q.wg.Wait()
 	return nil
 }
 

@@ -47,7 +47,14 @@ func keys(its []crawl.Item) []string {
 
 func newQueue(t testing.TB) *Queue {
 	t.Helper()
-	return New(needRedis(t), crawlName(), nil)
+	return open(t, needRedis(t), crawlName())
+}
+
+// open returns the Queue of crawl name, closed at the end of t.
+func open(t testing.TB, c redis.Scripter, name string) *Queue {
+	q := New(c, name, nil)
+	t.Cleanup(func() { _ = q.Close() })
+	return q
 }
 
 func mustAdd(t *testing.T, q *Queue, its []crawl.Item, cap int) []crawl.Item {
@@ -173,7 +180,7 @@ func TestQueue_ExpiredLeaseGoesBackToTheHead(t *testing.T) {
 	ctx := context.Background()
 	c := needRedis(t)
 	name := crawlName()
-	dead, live := New(c, name, nil), New(c, name, nil)
+	dead, live := open(t, c, name), open(t, c, name)
 	mustAdd(t, dead, items("http://a.test/1", "http://a.test/2"), 0)
 	it, _, ok, err := dead.Lease(ctx, t0, 10*time.Second)
 	if !ok || err != nil {
@@ -305,7 +312,7 @@ func TestQueue_DamagedEntryIsTypedAndDoesNotWedge(t *testing.T) {
 	} {
 		t.Run(raw, func(t *testing.T) {
 			c := needRedis(t)
-			q := New(c, crawlName(), nil)
+			q := open(t, c, crawlName())
 			mustAdd(t, q, items("http://a.test/1"), 0)
 			// The entry of key http://a.test/x, at the head of a.test's queue.
 			if err := c.HSet(ctx, q.Prefix()+"items", "http://a.test/x", raw).Err(); err != nil {
@@ -381,7 +388,7 @@ func TestQueue_OneRoundTripPerLeaseAndFinish(t *testing.T) {
 	c := needRedis(t)
 	h := &rtHook{}
 	c.AddHook(h)
-	q := New(c, crawlName(), nil)
+	q := open(t, c, crawlName())
 	ctx := context.Background()
 	mustAdd(t, q, items("http://a.test/1", "http://a.test/2", "http://b.test/1"), 0)
 	warm := mustLease(t, q, t0) // loads the lease script
@@ -412,14 +419,14 @@ func TestQueue_WorkersShareOneCrawl(t *testing.T) {
 	for s := range sites {
 		seeds = append(seeds, item(fmt.Sprintf("http://s%d.test/0", s)))
 	}
-	mustAdd(t, New(c, name, nil), seeds, 0)
+	mustAdd(t, open(t, c, name), seeds, 0)
 	var mu sync.Mutex
 	leased := map[string]int{}
 	busy := map[string]bool{}
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	for range 4 {
-		q := New(c, name, nil)
+		q := open(t, c, name)
 		wg.Go(func() {
 			for {
 				it, next, ok, err := q.Lease(ctx, time.Now(), 2*time.Second)
@@ -473,4 +480,59 @@ func TestQueue_WorkersShareOneCrawl(t *testing.T) {
 			t.Errorf("%s leased %d times", k, n)
 		}
 	}
+}
+
+// A live worker keeps its lease past the TTL (renewed every TTL/3); once it
+// stops (Close, as a dying worker's renewals stop) the lease runs out and
+// another worker takes the item.
+func TestQueue_LiveLeaseIsRenewed(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	name := crawlName()
+	holder, other := open(t, c, name), open(t, c, name)
+	mustAdd(t, holder, items("http://a.test/1"), 0)
+	const ttl = 150 * time.Millisecond
+	start := time.Now()
+	it, _, ok, err := holder.Lease(ctx, start, ttl)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	first := start.Add(ttl).UnixMilli()
+	expiry := func() int64 {
+		s, err := c.ZScore(ctx, holder.Prefix()+"leases", it.Site).Result()
+		if err != nil {
+			return 0
+		}
+		return int64(s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for expiry() < first+2*int64(ttl/time.Millisecond) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling for the renewals
+	}
+	if e := expiry(); e < first+2*int64(ttl/time.Millisecond) {
+		t.Fatalf("lease expiry %d ms after the first one; want it renewed at least twice", e-first)
+	}
+	// Past the first expiry, the item is still held.
+	if got, _, ok, _ := other.Lease(ctx, time.UnixMilli(first+1), ttl); ok {
+		t.Fatalf("another worker leased %s while its holder renews it", got.Key)
+	}
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e := expiry()
+	if got := mustLeaseTTL(t, other, time.UnixMilli(e), ttl); got.Key != it.Key {
+		t.Errorf("after the holder stopped: leased %s; want %s", got.Key, it.Key)
+	}
+	if err := holder.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{}); !errors.Is(err, ErrClosed) && !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("Finish after Close: %v; want ErrClosed or ErrLeaseLost", err)
+	}
+}
+
+func mustLeaseTTL(t *testing.T, q *Queue, now time.Time, ttl time.Duration) crawl.Item {
+	t.Helper()
+	it, next, ok, err := q.Lease(context.Background(), now, ttl)
+	if err != nil || !ok {
+		t.Fatalf("Lease = %v, %v, %v; want an item", next, ok, err)
+	}
+	return it
 }

@@ -230,3 +230,16 @@ if ARGV[2] then
 end
 return redis.call('HLEN', K.items)
 `)
+
+// renewScript extends a lease that is still this token's.
+//
+//	ARGV: prefix, site, token, new expiry ms   -> 1 renewed, 0 lost
+var renewScript = redis.NewScript(prelude + `
+local tok = ARGV[3] .. '\n'
+local h = redis.call('HGET', K.held, ARGV[2])
+if not h or string.sub(h, 1, #tok) ~= tok then
+  return 0
+end
+redis.call('ZADD', K.leases, 'XX', ARGV[4], ARGV[2])
+return 1
+`)
