@@ -177,7 +177,7 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it crawl.Item, next time.Time, ok bool, err error) {
 	token := newToken()
 	if ttl <= 0 {
-		ttl = crawl.DefaultLeaseTTL
+		ttl = defaultTTL
 	}
 	res, err := q.run(ctx, "lease", "", leaseScript, now.UnixMilli(), max(ttl.Milliseconds(), 1), token)
 	if err != nil {
@@ -354,3 +354,6 @@ func newToken() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return hex.EncodeToString(b[:])
 }
+
+// defaultTTL is the lease (and claim) time when none is given.
+const defaultTTL = crawl.DefaultLeaseTTL

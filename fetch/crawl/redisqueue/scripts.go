@@ -17,6 +17,9 @@ import "github.com/redis/go-redis/v9"
 //	KEYS[8] done    set of the keys whose outcome was recorded
 //	KEYS[9] bad     list of damaged entries moved aside
 //
+// plus, outside KEYS, a claim per URL being fetched (prefix .. "claim:" ..
+// url, see [Fetched]).
+//
 // ARGV[1] is the prefix, from which each site's queue is named: a list of
 // the keys of its queued items, prefix .. "q:" .. site. Those lists cannot
 // all be declared in KEYS (Lease does not know its site beforehand); they
@@ -106,7 +109,7 @@ end
 `)
 
 // finishScript ends a lease and applies the step, in one go: the done keys
-// are recorded and, like the dropped keys, leave the queue; with drop the
+// are recorded (their fetch claims become the done mark) and, like the dropped keys, leave the queue; with drop the
 // site's queue is emptied; the queued items are added (one flagged as the
 // leased item's retry goes back to the end of its site's queue, not counted,
 // unless the site is dropped); the
@@ -143,6 +146,7 @@ local i = 8
 for _ = 1, tonumber(ARGV[7]) do
   redis.call('SADD', K.seen, ARGV[i])
   redis.call('SADD', K.done, ARGV[i])
+  redis.call('DEL', P .. 'claim:' .. ARGV[i])
   gone(ARGV[i], ARGV[i + 1])
   i = i + 2
 end
@@ -242,4 +246,30 @@ if not h or string.sub(h, 1, #tok) ~= tok then
 end
 redis.call('ZADD', K.leases, 'XX', ARGV[4], ARGV[2])
 return 1
+`)
+
+// claimScript claims a URL for one fetch, unless its outcome is recorded
+// (done) or another fetch holds a claim (prefix .. "claim:" .. url, which
+// expires after the claim TTL, so a dead worker's claim does not last).
+//
+//	ARGV: prefix, url, claim TTL ms   -> 1 claimed, 0 done or claimed
+var claimScript = redis.NewScript(prelude + `
+if redis.call('SISMEMBER', K.done, ARGV[2]) == 1 then
+  return 0
+end
+if redis.call('SET', P .. 'claim:' .. ARGV[2], '1', 'NX', 'PX', ARGV[3]) then
+  return 1
+end
+return 0
+`)
+
+// unclaimScript gives a claim back (ARGV: prefix, url) -> 0.
+var unclaimScript = redis.NewScript(prelude + `
+redis.call('DEL', P .. 'claim:' .. ARGV[2])
+return 0
+`)
+
+// doneScript reports whether a URL's outcome is recorded (ARGV: prefix, url).
+var doneScript = redis.NewScript(prelude + `
+return redis.call('SISMEMBER', K.done, ARGV[2])
 `)
