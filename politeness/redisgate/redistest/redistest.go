@@ -182,17 +182,20 @@ func StartCluster(n int) (*Cluster, error) {
 	}
 	// The nodes agree on the slots a moment after create returns.
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", portOf(c.Addrs[0]), "cluster", "info").Output()
-		if err == nil && strings.Contains(string(out), "cluster_state:ok") {
-			return c, nil
+	for _, addr := range c.Addrs {
+		for {
+			out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", portOf(addr), "cluster", "info").Output()
+			if err == nil && strings.Contains(string(out), "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Kill()
+				return nil, fmt.Errorf("redistest: cluster node %s not ok after 10s: %s", addr, out)
+			}
+			time.Sleep(50 * time.Millisecond) // polling the nodes' gossip
 		}
-		if time.Now().After(deadline) {
-			c.Kill()
-			return nil, fmt.Errorf("redistest: cluster not ok after 10s: %s", out)
-		}
-		time.Sleep(50 * time.Millisecond) // polling the nodes' gossip
 	}
+	return c, nil
 }
 
 func portOf(addr string) string {
