@@ -18,6 +18,12 @@ type Crawl struct {
 	FollowLinks bool
 	CrossSite   bool // follow links to other sites too (Frontier.Allowed decides)
 	Parallel    int  // sites crawled at once (0: crawl.Crawler's default)
+	// Fleet, if set, is the fleet whose shared Queue the Frontier uses:
+	// the crawler then leases items for Fleet.LeaseTTL, asks for the
+	// others' new work every Fleet.Recheck, and schedules each site at its
+	// next turn (fetch.Fetcher.NextTurn) rather than holding a lease while
+	// the gap runs.
+	Fleet *Fleet
 	// Fresh sends Cache-Control: no-cache (B9 refetches).
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
@@ -79,6 +85,9 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			return cp
 		},
 	}
+	if c.Fleet != nil {
+		cr.LeaseTTL, cr.Recheck, cr.Fetcher = c.Fleet.LeaseTTL, c.Fleet.Recheck, c.Fetcher
+	}
 	prog := s.Prog
 	if prog == nil {
 		prog = &Progress{W: s.Env.Stderr}
@@ -86,7 +95,9 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	}
 	prog.SetCounts(func() (int, int) { return cr.Done(), c.Frontier.Len() })
 	stop := prog.Start(ctx)
-	cr.Run(ctx)
+	if err := cr.Run(ctx); err != nil && ctx.Err() == nil {
+		s.WorkFailed("the crawl stopped: its queue failed", "err", err)
+	}
 	stop()
 	n := 0
 	for _, f := range c.failed {

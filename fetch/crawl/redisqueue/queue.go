@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"net/url"
 	"sync"
 	"time"
@@ -18,7 +19,12 @@ import (
 // Options configures a [Queue]. A nil *Options, and every zero field, means
 // the default.
 type Options struct {
-	// Logger receives damaged entries moved aside. Nil means silent.
+	// Owner names this worker (for example host/pid) in its lease tokens,
+	// so that an operator (or a test) reading the crawl's "held" hash sees
+	// which worker holds which site. Empty means anonymous tokens.
+	Owner string
+	// Logger receives damaged entries moved aside and lost leases. Nil
+	// means silent.
 	Logger *slog.Logger
 }
 
@@ -38,6 +44,7 @@ type Queue struct {
 	rdb    redis.Scripter
 	prefix string
 	keys   []string
+	owner  string
 	log    *slog.Logger
 
 	mu     sync.Mutex        // guards leases, closed
@@ -63,7 +70,7 @@ func New(rdb redis.Scripter, name string, opts *Options) *Queue {
 	if opts != nil {
 		o = *opts
 	}
-	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", log: o.Logger}
+	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", owner: strings.ReplaceAll(o.Owner, "\n", " "), log: o.Logger}
 	for _, k := range []string{"sched", "leases", "held", "items", "seen", "count", "ready", "done", "bad"} {
 		q.keys = append(q.keys, q.prefix+k)
 	}
@@ -176,6 +183,9 @@ func (q *Queue) Len(ctx context.Context) (int, error) {
 // matching [ErrBadItem]; the next Lease goes on.
 func (q *Queue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (it crawl.Item, next time.Time, ok bool, err error) {
 	token := newToken()
+	if q.owner != "" {
+		token = q.owner + "/" + token
+	}
 	if ttl <= 0 {
 		ttl = defaultTTL
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -535,4 +536,21 @@ func mustLeaseTTL(t *testing.T, q *Queue, now time.Time, ttl time.Duration) craw
 		t.Fatalf("Lease = %v, %v, %v; want an item", next, ok, err)
 	}
 	return it
+}
+
+// The held hash names the worker holding each site's lease.
+func TestQueue_OwnerInLeases(t *testing.T) {
+	c := needRedis(t)
+	name := crawlName()
+	q := New(c, name, &Options{Owner: "host-a/42\nx"})
+	t.Cleanup(func() { _ = q.Close() })
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	it := mustLease(t, q, t0)
+	h, err := c.HGet(context.Background(), q.Prefix()+"held", it.Site).Result()
+	if err != nil || !strings.HasPrefix(h, "host-a/42 x/") || !strings.HasSuffix(h, "\n"+it.Key) {
+		t.Fatalf("held[%s] = %q, %v; want the owner, a token and the key", it.Site, h, err)
+	}
+	if err := q.Finish(context.Background(), it, crawl.Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
 }
