@@ -11,12 +11,13 @@ import (
 // fetch.Bot.Fetched (with Bot.Once): a URL counts as fetched once its
 // outcome is recorded by a Finish (its key in the step's Done), and while a
 // fetch of it runs anywhere in the fleet it is claimed, so that no other
-// worker fetches it meanwhile (a redirect target, say). A claim expires
-// after the TTL given to [Queue.Fetched]: the claim of a worker that died
-// mid-fetch does not last, and the URL's item, back in the queue when its
-// lease runs out, is fetched by another worker. (A plain Redis set marked
-// before the fetch, as politeness/redisgate.FetchedSet, would keep a dead
-// worker's mark for ever: the page would never be fetched.)
+// worker fetches it meanwhile (a redirect target, say). A claim ends when
+// the item's lease is taken back (its worker died mid-fetch), so that the
+// worker that leases the item next fetches it, and in any case after the
+// TTL given to [Queue.Fetched] (a redirect target claimed by a dead
+// worker). A plain Redis set marked before the fetch, as
+// politeness/redisgate.FetchedSet, would keep a dead worker's mark for
+// ever: the page would never be fetched.
 //
 // Get it from [Queue.Fetched]; it is safe for concurrent use.
 type Fetched struct {

@@ -55,3 +55,25 @@ func TestFetched_ClaimsAndDone(t *testing.T) {
 		}
 	}
 }
+
+// A worker that died mid-fetch: when its lease is taken back, its claim on
+// the item's URL goes too, and the next worker fetches the page.
+func TestFetched_ClaimOfATakenBackLease(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	name := crawlName()
+	dead, next := open(t, c, name), open(t, c, name)
+	mustAdd(t, dead, items("http://a.test/1"), 0)
+	it, _, ok, err := dead.Lease(ctx, t0, time.Second)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if ok, err := dead.Fetched(time.Hour).Add(ctx, it.Key); !ok || err != nil {
+		t.Fatal("claim:", ok, err)
+	}
+	_ = dead.Close() // its renewals stop, as a killed worker's do
+	again := mustLease(t, next, t0.Add(time.Second))
+	if ok, err := next.Fetched(time.Hour).Add(ctx, again.Key); !ok || err != nil {
+		t.Errorf("claim after the lease was taken back = %v, %v; want true (the page must be fetched)", ok, err)
+	}
+}

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 

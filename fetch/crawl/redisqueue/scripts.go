@@ -61,7 +61,7 @@ return out
 `)
 
 // leaseScript first puts the items of expired leases back at the head of
-// their sites' queues (due at once), then leases the head item of the site
+// their sites' queues (due at once, their fetch claims dropped), then leases the head item of the site
 // due first, if it is due.
 //
 //	ARGV: prefix, now ms, lease TTL ms, token
@@ -75,7 +75,9 @@ for _, site in ipairs(redis.call('ZRANGEBYSCORE', K.leases, '-inf', now)) do
   if h then
     local nl = string.find(h, '\n', 1, true)
     if nl then
-      redis.call('LPUSH', P .. 'q:' .. site, string.sub(h, nl + 1))
+      local key = string.sub(h, nl + 1)
+      redis.call('LPUSH', P .. 'q:' .. site, key)
+      redis.call('DEL', P .. 'claim:' .. key) -- the dead worker's fetch claim
     end
     redis.call('HDEL', K.held, site)
   end
