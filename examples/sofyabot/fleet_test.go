@@ -81,7 +81,6 @@ func TestSofya_S8_FleetSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a redis-server and four sofyabot processes for several seconds")
 	}
-	redisUp := time.Now()
 	srv, err := redistest.Start("")
 	if err != nil {
 		testenv.Missing(t, "no redis-server for the fleet: %v", err)
@@ -100,10 +99,7 @@ func TestSofya_S8_FleetSIGKILL(t *testing.T) {
 		seeds = append(seeds, fmt.Sprintf("http://f%d.test/", h))
 	}
 	crawlName := fmt.Sprintf("fleet-test-%d", time.Now().UnixNano())
-	// A Redis that started less than the gate's fence ago (scaled: 3.5 s)
-	// may have lost leases: the gate grants none before then. Wait that
-	// out rather than count it as the workers' time.
-	time.Sleep(time.Until(redisUp.Add(3600 * time.Millisecond)))
+
 	start := func(withSeeds bool) *worker {
 		args := []string{"-json", "-redis", srv.Addr, "-crawl", crawlName}
 		if withSeeds {

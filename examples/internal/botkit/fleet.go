@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
@@ -53,9 +55,14 @@ func openFleet(f *Flags, env Env, log *slog.Logger) (*Fleet, error) {
 		rdb.Close()
 		return nil, fmt.Errorf("redis %s: %w", f.Redis, redisgate.Classify(err))
 	}
+	fence := env.ScaleDur(10*time.Second + time.Minute)
+	if err := waitFence(rdb, fence, log); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("redis %s: %w", f.Redis, err)
+	}
 	gate := redisgate.New(rdb, &redisgate.Options{
 		LeaseTTL: env.ScaleDur(10 * time.Second),
-		Fence:    env.ScaleDur(10*time.Second + time.Minute),
+		Fence:    fence,
 		MaxWait:  env.ScaleDur(2 * time.Second),
 		Logger:   log,
 	})
@@ -92,4 +99,28 @@ func (fl *Fleet) Close() error {
 func Owner() string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// waitFence waits until the Redis server has been up for fence: before
+// then the gate grants no lease on a Redis that may have lost its data
+// (see redisgate.Options.Fence), and a worker would give up sites whose
+// robots.txt it could not fetch meanwhile. It returns at once on a Redis
+// that has run long enough.
+func waitFence(rdb *redis.Client, fence time.Duration, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	info, err := rdb.Info(ctx, "server").Result()
+	cancel()
+	if err != nil {
+		return redisgate.Classify(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "uptime_in_seconds:"); ok {
+			up, err := strconv.Atoi(v)
+			if wait := fence - time.Duration(up)*time.Second; err == nil && wait > 0 {
+				log.Info("redis started recently: waiting out the politeness gate's fence", "wait", wait)
+				time.Sleep(wait) // the gate would refuse every host until then
+			}
+		}
+	}
+	return nil
 }
