@@ -3,6 +3,7 @@ package redisqueue
 import (
 	"context"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,9 +50,12 @@ func TestQueue_Cluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
+	var mu sync.Mutex // ForEachMaster calls concurrently
 	err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		ks, err := m.Keys(ctx, q.Prefix()+"*").Result()
+		mu.Lock()
 		keys = append(keys, ks...)
+		mu.Unlock()
 		return err
 	})
 	if err != nil {
