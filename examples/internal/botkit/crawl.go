@@ -2,6 +2,7 @@ package botkit
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +70,11 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			s.Out.Emit(r)
 			c.mu.Lock()
 			c.counts[r.Outcome]++
-			c.failed[r.URL] = Failed(err) // a retry that succeeds clears it
+			// A rate-limited first try is queued again (crawl.Crawler retries
+			// once), possibly for another worker of a fleet: it is not a
+			// failure of this run; a retry that fails is.
+			retry := errors.Is(err, fetch.ErrRateLimited) && it.Tries == 0
+			c.failed[r.URL] = Failed(err) && !retry
 			c.mu.Unlock()
 			if c.OnPage != nil {
 				c.OnPage(it, p, r)
