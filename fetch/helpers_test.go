@@ -11,14 +11,13 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/manyhosts"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(scaleWebEnv) != "" {
-		serveScaleWeb() // the web of BenchmarkScale, in its own process; never returns
-	}
+	manyhosts.Main() // the web of BenchmarkScale, in its own process; returns only in the test process
 	goleak.VerifyTestMain(m)
 }
 

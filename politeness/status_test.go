@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -219,4 +220,45 @@ func TestHosts_ForgetsIdleHosts(t *testing.T) {
 			t.Errorf("after 2 s idle and 1100 requests elsewhere: %+v, want only new.test", hs)
 		}
 	})
+}
+
+// NextTurn is the instant the host's next request may start: the delay
+// (or Crawl-delay when larger) after the last answer, or the end of a
+// pause; zero for a host never asked. Every spelling of the host is one.
+func TestTransport_NextTurn(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		crawl  time.Duration
+		status int
+		header http.Header
+		want   time.Duration
+	}{
+		{"delay", 0, 200, nil, time.Second},
+		{"crawl-delay", 3 * time.Second, 200, nil, 3 * time.Second},
+		{"retry-after", 0, 429, http.Header{"Retry-After": {"60"}}, 60 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tr := &politeness.Transport{Policy: politeness.Policy{MinDelay: time.Second},
+					Base: rtFunc(func(*http.Request) (*http.Response, error) { return answer(tt.status, tt.header) })}
+				if tt.crawl > 0 {
+					tr.CrawlDelay = func(*url.URL) (time.Duration, bool) { return tt.crawl, true }
+				}
+				u, _ := url.Parse("http://a.test/x")
+				if got := tr.NextTurn(u); !got.IsZero() {
+					t.Fatalf("NextTurn of a host never asked = %v; want zero", got)
+				}
+				resp, err := (&http.Client{Transport: tr}).Get(u.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				other, _ := url.Parse("http://A.TEST:80/y")
+				if got := tr.NextTurn(other); !got.Equal(time.Now().Add(tt.want)) {
+					t.Errorf("NextTurn = now+%v; want now+%v", time.Until(got), tt.want)
+				}
+			})
+		})
+	}
 }

@@ -363,13 +363,9 @@ func view(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
 	return db.View(fn)
 }
 
-func update(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
-	defer recoverInto(&err)
-	return db.Update(fn)
-}
-
-// batch is update through bbolt's DB.Batch: concurrent writes share one
-// transaction (group commit); it returns once the write is committed.
+// batch is a write through bbolt's DB.Batch, with a panic returned as
+// view does: concurrent writes share one transaction (group commit); it
+// returns once the write is committed.
 func batch(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
 	defer recoverInto(&err)
 	return db.Batch(fn)
@@ -487,7 +483,9 @@ func (g *Stage) Save(ctx context.Context, url string, v fetch.Validator) error {
 // Commit writes the staged mark and validator of each of urls (those it
 // has) to the file and runs also (if not nil) in the same transaction, so
 // that they become durable together with the caller's record of the
-// outcome. On error nothing is written and the records stay staged.
+// outcome. Concurrent Commits share one transaction (bbolt's Batch: also
+// may run more than once, in a fresh transaction each time). On error
+// nothing is written and the records stay staged.
 func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -505,7 +503,9 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.T
 	}
 	g.mu.Unlock()
 	stamp := []byte(time.Now().UTC().Format(time.RFC3339))
-	err := update(g.db, func(tx *bbolt.Tx) error {
+	// Group commit: concurrent Commits share one transaction and one
+	// fsync; each returns once its records are durable.
+	err := batch(g.db, func(tx *bbolt.Tx) error {
 		fb, err := tx.CreateBucketIfNotExists([]byte(g.fetched.name))
 		if err != nil {
 			return err

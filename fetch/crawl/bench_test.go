@@ -1,10 +1,12 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"runtime"
 	"testing"
+	"time"
 )
 
 const (
@@ -58,6 +60,28 @@ func BenchmarkPushPop(b *testing.B) {
 			for f.Len() > 0 {
 				for _, s := range f.Sites() {
 					f.Next(s)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchURLs), "ns/url")
+	})
+	b.Run("FrontierLease", func(b *testing.B) {
+		// As a Crawler drives it: Lease the due site's head, Finish it.
+		ctx := context.Background()
+		now := time.Now()
+		for b.Loop() {
+			f := &Frontier{}
+			for _, u := range us {
+				f.Add(u, 0, "seed")
+			}
+			q := f.queue()
+			for {
+				it, _, ok, err := q.Lease(ctx, now, 0)
+				if err != nil || !ok {
+					break
+				}
+				if err := q.Finish(ctx, it, Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		}

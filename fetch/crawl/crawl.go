@@ -269,6 +269,10 @@ func IsHTML(p *fetch.Page) bool {
 // run fetches one leased item and records its outcome, with the links it
 // queued, in one Finish: the site is then due at its next turn.
 func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
+	if ready, wait := c.turn(ctx, it); wait {
+		c.finish(ctx, q, it, Step{}, ready) // not its turn yet: back to the schedule
+		return
+	}
 	p := c.Get(ctx, it)
 	if ctx.Err() != nil {
 		// Interrupted: the outcome is not recorded, the item goes back
@@ -307,7 +311,7 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 	c.finish(ctx, q, it, step, c.nextTurn(it))
 }
 
-// finish ends it's lease with step (even when ctx has ended: the step
+// finish ends the lease of it with step (even when ctx has ended: the step
 // describes a fetch that happened) and logs a failure.
 func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready time.Time) {
 	if err := q.Finish(context.WithoutCancel(ctx), it, step, ready); err != nil {
@@ -315,7 +319,25 @@ func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready
 	}
 }
 
-// nextTurn is when it's site may be served again: the Fetcher's next turn
+// turn reports whether the site of it must wait for its turn, and until when.
+// With a Fetcher, the site's robots.txt is read first if the Fetcher has
+// no copy (through the same paced chain, so the site's first gap, with its
+// Crawl-delay, is known before its first page): a site new to the crawl
+// then waits for its turn in the schedule, not in a worker.
+func (c *Crawler) turn(ctx context.Context, it Item) (time.Time, bool) {
+	if c.Fetcher == nil {
+		return time.Time{}, false
+	}
+	if r := c.Fetcher.Robots(); r != nil {
+		if _, ok := r.Cached(it.URL); !ok {
+			_, _ = r.Get(ctx, it.URL) // a failure is Get's to report, from the cache
+		}
+	}
+	ready := c.nextTurn(it)
+	return ready, ready.After(time.Now())
+}
+
+// nextTurn is when the site of it may be served again: the Fetcher's next turn
 // for the site, or at once without a Fetcher.
 func (c *Crawler) nextTurn(it Item) time.Time {
 	if c.Fetcher == nil {

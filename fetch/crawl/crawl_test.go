@@ -114,8 +114,6 @@ func toyGet(mu *sync.Mutex, inFlight map[string]int, maxSeen *int) func(ctx cont
 	}
 }
 
-// S11: with one worker per site, N sites take as long as one: throughput
-// grows with the number of hosts while each host sees one request at a time.
 // B10, H7: a page fetched outside the frontier (the home page read first)
 // is one of the capped pages; a URL only marked seen is not.
 func TestFrontier_MarkFetchedCounts(t *testing.T) {
@@ -131,6 +129,8 @@ func TestFrontier_MarkFetchedCounts(t *testing.T) {
 	}
 }
 
+// S11: with a worker free for each site, N sites take as long as one: throughput
+// grows with the number of hosts while each host sees one request at a time.
 func TestCrawler_S11_ThroughputGrowsWithHosts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		elapsed := func(hosts int) time.Duration {

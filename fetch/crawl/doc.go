@@ -1,32 +1,64 @@
 // Package crawl is a crawling loop on top of [fetch]: a frontier of
-// per-site queues and a [Crawler] that drains it.
+// per-site queues and a [Crawler] that drains it, serving each site when
+// its politeness allows.
 //
 // # Frontier
 //
-// A [Frontier] holds the URLs still to fetch, one FIFO queue per site
-// ([Site]: the politeness host key written as an origin, so every spelling
-// of one host is one site). URLs are compared after normalisation
-// ([links.Normalize], the form [fetch.Normalize] gives), so each URL is
-// queued once. Scope rules decide what enters: [Frontier.Allowed] (which
-// sites), [Frontier.Accept] (which URLs), [Frontier.MaxPerSite] (a page
-// cap per site, counting pages fetched outside the frontier with
-// [Frontier.MarkFetched]), and [Crawler.MaxDepth] and [Crawler.CrossSite]
-// for followed links.
+// A [Frontier] decides which URLs enter the crawl and holds them, one FIFO
+// queue per site ([Site]: the politeness host key written as an origin, so
+// every spelling of one host is one site). URLs are compared after
+// normalisation ([links.Normalize], the form [fetch.Normalize] gives), so
+// each URL is queued once. Scope rules decide what enters:
+// [Frontier.Allowed] (which sites), [Frontier.Accept] (which URLs),
+// [Frontier.MaxPerSite] (a page cap per site, counting pages fetched
+// outside the frontier with [Frontier.MarkFetched]), and
+// [Crawler.MaxDepth] and [Crawler.CrossSite] for followed links. The zero
+// Frontier is ready to use, in memory.
 //
 // # Crawler
 //
-// A [Crawler] runs one worker per site with queued items, at most
-// [Crawler.Parallel] sites at once, so that many sites are crawled side by
-// side while each site sees one request at a time; the politeness
-// transport under the fetcher does the per-host pacing. A slow or paused
-// site holds only its own worker: the others go on. For each item the
-// order of events is: Get fetches it, OnPage sees the result, the
-// outcome is recorded (one [Journal] step: the item leaves the queue,
-// together with the links it queued, or it is queued again for a retry),
-// then the next item of that site is taken. Cancelling the context stops
-// the crawl: Run returns once every worker has finished its current item,
-// and an item interrupted by the cancellation is not recorded, so it stays
-// queued.
+// A [Crawler] keeps a schedule of the sites by ready time and a fixed pool
+// of [Crawler.Parallel] workers ([DefaultParallel] by default). The order
+// of events for each item:
+//
+//  1. The item's site is due (its ready time has come; a site new to the
+//     crawl is due at once) and no item of the site is in flight: a free
+//     worker leases the site's head item, the site that has been due
+//     longest first.
+//  2. With a Fetcher, the site's robots.txt is read if the Fetcher has no
+//     copy; if the site's next turn ([fetch.Fetcher.NextTurn]: its delay,
+//     Crawl-delay, slow-down or pause) is still to come, the item goes back
+//     to the head of its queue, due then, and the worker is free.
+//  3. Get fetches it (the Fetcher, or a custom Get), then OnPage sees the
+//     result.
+//  4. One [Queue.Finish] records the outcome: the item leaves the queue
+//     (or goes to the end of it for its one retry, or the whole site is
+//     dropped) together with the links it queued, and the site is due
+//     again at its next turn as the Fetcher's politeness layer reports it
+//     (at once without a Fetcher).
+//
+// So each site sees one request at a time from the crawler, and a slow or
+// paused site holds no worker while it waits: Parallel bounds the
+// requests in flight, not the sites being crawled, and the pace of a crawl
+// of many sites is their politeness, not Parallel divided by their delay.
+// Waiting uses one timer (the next ready time), never polling; it ends
+// with the context. Cancelling the context stops the crawl: Run returns
+// once every worker has finished its current item, and an item interrupted
+// by the cancellation is not recorded, so it stays queued.
+//
+// Done may be read while Run runs; OnPage, Handle and Get are called from
+// the workers, for different sites at once.
+//
+// # Queue
+//
+// The Frontier keeps the admission rules; the items, the seen set, the
+// per-site counts and the schedule are a [Queue]'s. The default is in
+// memory ([NewMemoryQueue], with the Frontier's Journal and Spill). Set
+// [Frontier.Queue] to another implementation, such as one shared by the
+// processes of one crawl: a site's head item is leased to one worker at a
+// time, for a time ([Crawler.LeaseTTL]) after which a worker that died
+// loses it to another, and [Queue.Finish] applies a page's whole outcome
+// at once. Package crawl/queuetest checks an implementation.
 //
 // # Persistence
 //
@@ -38,12 +70,19 @@
 //
 // # Memory
 //
-// The frontier keeps in memory the normalised key of every URL it has seen
-// and its queued items (together about 370 bytes per queued URL; see
-// BENCHMARKS.md). With [Frontier.Spill] and
-// [Frontier.MaxInMemory] at most MaxInMemory queued items stay in memory
-// (plus one brought back for a site whose queue ran dry): the others wait in
-// the Spill, in each site's order, and come back in batches. Package
-// boltjournal's Journal is such a Spill, in the same bbolt file. The seen
-// set is not spilled: bound it with MaxPerSite and Allowed.
+// In memory, the frontier keeps the normalised key of every URL it has
+// seen and its queued items: about 330 bytes per queued URL and 85 per URL
+// seen and done, plus about 200 bytes per site (BenchmarkFrontierMemory in
+// boltjournal; see BENCHMARKS.md). With [Frontier.Spill] and
+// [Frontier.MaxInMemory], at most MaxInMemory queued items stay in memory
+// (plus one brought back for a site whose queue ran dry): the others wait
+// in the Spill, in each site's order, and come back in batches. A Spill
+// that is also a [SeenStore] holds the seen set too: the frontier then
+// keeps in memory at most 2×MaxInMemory recently seen keys and the 1,024
+// keys not yet written; a key absent from those is looked up in the store,
+// so a URL seen long ago is still seen and no URL is taken for seen that
+// was not. Package boltjournal's Journal is such a Spill, in the same bbolt
+// file: a frontier of 100,000 URLs then holds about 20 bytes per queued URL
+// and 8 per seen one in memory, whatever the crawl's size beyond
+// MaxInMemory (the per-site state aside).
 package crawl

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
@@ -111,4 +112,44 @@ func ExampleSite() {
 	// http://example.test
 	// https://example.test
 	// https://example.test:8443
+}
+
+// A Queue serves each site's items in order, one at a time, each site when
+// its turn comes: here a.test's second page is due one second after its
+// first, and b.test is served meanwhile.
+func ExampleNewMemoryQueue() {
+	ctx := context.Background()
+	q := crawl.NewMemoryQueue()
+	var its []crawl.Item
+	for _, raw := range []string{"http://a.test/1", "http://a.test/2", "http://b.test/1"} {
+		u, _ := url.Parse(raw)
+		its = append(its, crawl.Item{URL: u, Key: raw, Site: crawl.Site(u)})
+	}
+	added, _ := q.Add(ctx, its, 0)
+	fmt.Println("queued", len(added))
+
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for {
+		it, next, ok, err := q.Lease(ctx, now, time.Minute)
+		if err != nil {
+			panic(err)
+		}
+		if !ok {
+			if next.IsZero() {
+				break // nothing queued or leased: the crawl is over
+			}
+			now = next // a real crawler waits until then
+			continue
+		}
+		fmt.Println(now.Format("15:04:05"), it.Key)
+		// The page is fetched; the site may be asked again in a second.
+		if err := q.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, now.Add(time.Second)); err != nil {
+			panic(err)
+		}
+	}
+	// Output:
+	// queued 3
+	// 00:00:00 http://a.test/1
+	// 00:00:00 http://b.test/1
+	// 00:00:01 http://a.test/2
 }

@@ -46,7 +46,7 @@ type Frontier struct {
 	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
 	// are, else (or when its site already has spilled items, to keep each
 	// site's order) it goes to Spill, and comes back in batches when its
-	// site's queue in memory runs dry. A Spill that is also a [SeenSpill]
+	// site's queue in memory runs dry. A Spill that is also a [SeenStore]
 	// holds the seen set too (see the package doc's Memory section). Set
 	// both before the first Add.
 	Spill       Spill
@@ -132,6 +132,7 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 		q.seen.add(it.Key)
 		q.enqueue(q.site(it.Site), it)
 	}
+	q.flushSpill()
 	for site, n := range counts {
 		s := q.site(site)
 		s.count = max(s.count, n)
@@ -218,7 +219,8 @@ func (f *Frontier) keep(err error) {
 	}
 }
 
-// Err returns the first error the Journal (or the Queue, or the Spill)
+// Err returns the first error the Journal (or the Queue, the Spill, or the
+// SeenStore)
 // returned to Add, AddLinks, Retry or Drop (the crawl goes on in memory;
 // a restart may not resume those items).
 func (f *Frontier) Err() error {
@@ -228,6 +230,9 @@ func (f *Frontier) Err() error {
 	if err == nil && q != nil {
 		q.mu.Lock()
 		err = q.err
+		if st, ok := q.seen.(*storeSeen); ok && err == nil {
+			err = st.err
+		}
 		q.mu.Unlock()
 	}
 	return err
@@ -293,6 +298,7 @@ func (f *Frontier) Retry(it Item) bool {
 	q := f.memq()
 	q.mu.Lock()
 	q.enqueue(q.site(again.Site), again)
+	q.flushSpill()
 	q.mu.Unlock()
 	f.keep(f.Record(context.Background(), Step{Queued: []Item{again}}))
 	return true

@@ -19,13 +19,14 @@ type memQueue struct {
 	maxInMem int
 	seen     seenSet
 
-	sites  map[string]*siteQ
-	sched  schedule // sites with queued items, none leased
-	leased map[*siteQ]struct{}
-	order  uint64 // sites scheduled so far (ties of ready time)
-	queued int    // items queued or leased
-	inMem  int    // of which in memory
-	err    error  // first Spill error
+	sites   map[string]*siteQ
+	sched   schedule // sites with queued items, none leased
+	leased  map[*siteQ]struct{}
+	toSpill map[*siteQ][]Item // enqueued for the Spill, pushed by flushSpill
+	order   uint64            // sites scheduled so far (ties of ready time)
+	queued  int               // items queued or leased
+	inMem   int               // of which in memory
+	err     error             // first Spill error
 }
 
 // siteQ is one site's queue and schedule.
@@ -183,6 +184,7 @@ func (q *memQueue) admit(items []Item, maxPerSite int) []Item {
 		q.enqueue(s, it)
 		out = append(out, it)
 	}
+	q.flushSpill()
 	return out
 }
 
@@ -193,15 +195,29 @@ func (q *memQueue) enqueue(s *siteQ, it Item) {
 	q.queued++
 	defer q.reschedule(s)
 	if q.spill != nil && q.maxInMem > 0 && (q.inMem >= q.maxInMem || s.spilt > 0) {
-		err := q.spill.Push(context.Background(), s.name, []Item{it})
-		if err == nil {
-			s.spilt++
-			return
+		if q.toSpill == nil {
+			q.toSpill = map[*siteQ][]Item{}
 		}
-		q.keep(err)
+		q.toSpill[s] = append(q.toSpill[s], it)
+		s.spilt++
+		return
 	}
 	s.items = append(s.items, it)
 	q.inMem++
+}
+
+// flushSpill pushes the items enqueue gave the Spill, one Push per site.
+// A site whose Push fails keeps its items in memory.
+func (q *memQueue) flushSpill() {
+	for s, its := range q.toSpill {
+		if err := q.spill.Push(context.Background(), s.name, its); err != nil {
+			q.keep(err)
+			s.spilt -= len(its)
+			s.items = append(s.items, its...)
+			q.inMem += len(its)
+		}
+	}
+	clear(q.toSpill)
 }
 
 func (q *memQueue) keep(err error) {
@@ -213,6 +229,7 @@ func (q *memQueue) keep(err error) {
 // refill brings back a batch of s's spilled items into memory, at least
 // one, at most what maxInMem leaves room for.
 func (q *memQueue) refill(s *siteQ) {
+	q.flushSpill()
 	n := min(s.spilt, max(1, q.maxInMem-q.inMem))
 	its, err := q.spill.Pop(context.Background(), s.name, n)
 	if err != nil {
@@ -363,7 +380,7 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 		q.dropKeys(s, step.Dropped)
 	}
 	if again != nil && !step.DropSite {
-		q.enqueue(s, *again)
+		q.enqueue(s, *again) // pushed by admit's flush below
 		out.Queued = append(out.Queued, *again)
 	}
 	out.Queued = append(out.Queued, q.admit(fresh, step.MaxPerSite)...)

@@ -38,17 +38,22 @@ type Queue interface {
 	// next is when to ask again: the earliest ready time or lease expiry,
 	// the zero time when nothing is queued or leased (the crawl is over).
 	Lease(ctx context.Context, now time.Time, ttl time.Duration) (it Item, next time.Time, ok bool, err error)
-	// Finish ends it's lease and applies step, all of it or nothing: keys
-	// in Done are marked seen and leave the queue; Queued items are added
-	// as by Add under step.MaxPerSite, except an item with it's key and
-	// more Tries (a retry), which goes to the end of its site's queue without being
-	// counted; keys in Dropped leave the queue; DropSite drops every
-	// queued item of it's site. The leased item leaves the queue when step
-	// names it (Done, Dropped, a retry, DropSite); otherwise it goes back
-	// to the head of its site's queue. The site is then due at ready (the
-	// zero time: at once). Finish of an item not leased (never, or its
-	// lease expired and was taken again) applies nothing and returns an
-	// error wrapping [ErrLeaseLost].
+	// Finish ends the lease of it and applies step, all of it or
+	// nothing:
+	//   - keys in Done are marked seen and leave the queue;
+	//   - Queued items are added as by Add under step.MaxPerSite, except
+	//     an item with it.Key and more Tries (a retry), which goes to the
+	//     end of its site's queue without being counted;
+	//   - keys in Dropped (of it.Site) leave the queue;
+	//   - DropSite drops every queued item of it.Site.
+	// The leased item leaves the queue when step names it (Done, Dropped,
+	// a retry, DropSite); otherwise it goes back to the head of its site's
+	// queue. The site is then due at ready (the zero time: at once).
+	// Finish of an item not leased (never, or its lease expired) applies
+	// nothing and returns an error wrapping [ErrLeaseLost]; a lease that
+	// expired and was taken again by another worker is that worker's, and
+	// ending it is the caller's mistake to avoid (a LeaseTTL longer than
+	// any fetch).
 	Finish(ctx context.Context, it Item, step Step, ready time.Time) error
 	// Len returns the number of items queued or leased.
 	Len(ctx context.Context) (int, error)

@@ -1,5 +1,23 @@
 package crawl
 
+import "context"
+
+// SeenStore holds a [Frontier]'s seen set (the normalised key of every URL
+// it queued or marked) out of memory. A [Spill] that is also a SeenStore
+// keeps the seen set of a Frontier with a Spill and a MaxInMemory: the
+// Frontier then keeps in memory only a bounded cache of it (see the
+// package doc's Memory section). Implementations must be safe for
+// concurrent use; the Frontier calls them with its lock held.
+type SeenStore interface {
+	// ClearSeen forgets every key: a new Frontier starts with none (a
+	// resumed one adds its queued items again).
+	ClearSeen(ctx context.Context) error
+	// AddSeen records keys, in one write.
+	AddSeen(ctx context.Context, keys []string) error
+	// HasSeen reports whether AddSeen recorded key.
+	HasSeen(ctx context.Context, key string) (bool, error)
+}
+
 // seenSet is the set of keys a queue has seen.
 type seenSet interface {
 	has(key string) bool
@@ -12,5 +30,100 @@ type memSeen map[string]struct{}
 func (m memSeen) has(key string) bool { _, ok := m[key]; return ok }
 func (m memSeen) add(key string)      { m[key] = struct{}{} }
 
-// newSeen returns the seen set of the in-memory queue.
-func (f *Frontier) newSeen() seenSet { return memSeen{} }
+// seenFlushEvery is how many new keys storeSeen buffers before it writes
+// them to its store in one call.
+const seenFlushEvery = 1024
+
+// storeSeen is a seenSet in a SeenStore with two bounded caches in front:
+// the keys not yet written (at most seenFlushEvery) and the keys seen
+// lately (two generations of at most keep keys each), which answer the
+// links every page of a site repeats without a read. Only keys truly seen
+// are cached: a key absent from both is looked up in the store, so the
+// caches never answer "seen" for a key that was not. A store error is
+// kept (see err); a lookup that fails answers "not seen" (the URL may be
+// queued twice, the fetcher then reports a duplicate: no page is lost).
+type storeSeen struct {
+	store      SeenStore
+	keep       int
+	pending    []string
+	pendingSet map[string]struct{}
+	cur, prev  map[string]struct{}
+	err        error
+}
+
+func newStoreSeen(store SeenStore, keep int) *storeSeen {
+	s := &storeSeen{store: store, keep: max(keep, 1), pendingSet: map[string]struct{}{},
+		cur: map[string]struct{}{}, prev: map[string]struct{}{}}
+	s.fail(store.ClearSeen(context.Background()))
+	return s
+}
+
+func (s *storeSeen) fail(err error) {
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// remember puts key in the recent cache, ageing a full generation out.
+func (s *storeSeen) remember(key string) {
+	if len(s.cur) >= s.keep {
+		s.prev, s.cur = s.cur, make(map[string]struct{}, s.keep)
+	}
+	s.cur[key] = struct{}{}
+}
+
+func (s *storeSeen) has(key string) bool {
+	if _, ok := s.cur[key]; ok {
+		return true
+	}
+	if _, ok := s.pendingSet[key]; ok {
+		return true
+	}
+	if _, ok := s.prev[key]; ok {
+		s.remember(key)
+		return true
+	}
+	ok, err := s.store.HasSeen(context.Background(), key)
+	if err != nil {
+		s.fail(err)
+		return false
+	}
+	if ok {
+		s.remember(key)
+	}
+	return ok
+}
+
+func (s *storeSeen) add(key string) {
+	if _, ok := s.pendingSet[key]; ok {
+		return
+	}
+	s.pending = append(s.pending, key)
+	s.pendingSet[key] = struct{}{}
+	s.remember(key)
+	if len(s.pending) >= seenFlushEvery {
+		s.flush()
+	}
+}
+
+// flush writes the pending keys; on failure they stay pending (and
+// answered from memory) and the next add tries again.
+func (s *storeSeen) flush() {
+	if err := s.store.AddSeen(context.Background(), s.pending); err != nil {
+		s.fail(err)
+		return
+	}
+	clear(s.pending)
+	s.pending = s.pending[:0]
+	clear(s.pendingSet)
+}
+
+// newSeen returns the seen set of the Frontier's in-memory queue: in its
+// Spill when that is a SeenStore and MaxInMemory bounds the queue, else in
+// memory.
+func (f *Frontier) newSeen() seenSet {
+	if st, ok := f.Spill.(SeenStore); ok && f.MaxInMemory > 0 {
+		return newStoreSeen(st, f.MaxInMemory)
+	}
+	return memSeen{}
+}

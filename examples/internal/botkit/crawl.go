@@ -18,12 +18,10 @@ type Crawl struct {
 	Frontier    *crawl.Frontier
 	FollowLinks bool
 	CrossSite   bool // follow links to other sites too (Frontier.Allowed decides)
-	Parallel    int  // sites crawled at once (0: crawl.Crawler's default)
+	Parallel    int  // requests in flight at most (0: crawl.Crawler's default)
 	// Fleet, if set, is the fleet whose shared Queue the Frontier uses:
-	// the crawler then leases items for Fleet.LeaseTTL, asks for the
-	// others' new work every Fleet.Recheck, and schedules each site at its
-	// next turn (fetch.Fetcher.NextTurn) rather than holding a lease while
-	// the gap runs.
+	// the crawler then leases items for Fleet.LeaseTTL and asks for the
+	// other workers' new items every Fleet.Recheck.
 	Fleet *Fleet
 	// Fresh sends Cache-Control: no-cache (B9 refetches).
 	Fresh bool
@@ -59,6 +57,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	c.counts, c.failed = map[string]int{}, map[string]bool{}
 	cr := &crawl.Crawler{
 		Frontier:    c.Frontier,
+		Fetcher:     c.Fetcher, // each site is served at its next turn
 		FollowLinks: c.FollowLinks,
 		CrossSite:   c.CrossSite,
 		Parallel:    c.Parallel,
@@ -91,7 +90,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 		},
 	}
 	if c.Fleet != nil {
-		cr.LeaseTTL, cr.Recheck, cr.Fetcher = c.Fleet.LeaseTTL, c.Fleet.Recheck, c.Fetcher
+		cr.LeaseTTL, cr.Recheck = c.Fleet.LeaseTTL, c.Fleet.Recheck
 	}
 	prog := s.Prog
 	if prog == nil {

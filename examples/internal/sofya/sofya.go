@@ -1,6 +1,7 @@
 // Package sofya is SofyaBot's index crawler (seed 003), run by
-// examples/sofyabot and by the demo: a frontier over many sites with one
-// worker per site, so throughput grows with the number of hosts (S11) while
+// examples/sofyabot and by the demo: a frontier over many sites whose
+// workers take each site at its turn, so throughput grows with the number
+// of hosts (S11) while
 // each site sees at most one request a second, with jitter, unless its
 // Crawl-delay asks for more; each URL is fetched once, ever (the fetched set
 // is kept in the state file); 429, 503 and 509 slow the whole site down.
@@ -29,7 +30,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	fs := f.FlagSet(env, 1000)
 	f.RegisterFleet(fs)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
-	parallel := fs.Int("parallel", 64, "`N` sites crawled at once (each site still gets one request at a time)")
+	parallel := fs.Int("parallel", 256, "`N` requests in flight at most (each site still gets one request at a time, at its turn)")
 	wander := fs.Bool("wander", false, "follow links to other sites too")
 	out := fs.String("out", "", "write each page's text into `dir`")
 	if code, ok := f.ParseSites(fs, args, usage); !ok {

@@ -12,7 +12,7 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/crawl/journaltest"
 )
 
-func open(t *testing.T, path string) (*boltstate.State, *boltstate.Stage, *boltjournal.Journal) {
+func open(t testing.TB, path string) (*boltstate.State, *boltstate.Stage, *boltjournal.Journal) {
 	t.Helper()
 	st, err := boltstate.Open(path, nil)
 	if err != nil {

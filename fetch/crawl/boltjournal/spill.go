@@ -97,3 +97,69 @@ func (j *Journal) Pop(ctx context.Context, site string, n int) ([]crawl.Item, er
 	}
 	return out, nil
 }
+
+// SeenBucket holds the seen set of a [crawl.Frontier] whose Spill is this
+// Journal (one empty value per normalised URL), so that the seen set of a
+// large crawl lives in the file too. Like the spill, it is emptied when a
+// Frontier starts ([Journal.ClearSeen]).
+var SeenBucket = []byte("frontier-seen")
+
+var _ crawl.SeenStore = (*Journal)(nil)
+
+// ClearSeen implements [crawl.SeenStore]: it empties the seen bucket.
+func (j *Journal) ClearSeen(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := j.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(SeenBucket) == nil {
+			return nil
+		}
+		return tx.DeleteBucket(SeenBucket)
+	})
+	if err != nil {
+		return fmt.Errorf("boltjournal: seen set: %w", err)
+	}
+	return nil
+}
+
+// AddSeen implements [crawl.SeenStore]: one transaction records keys.
+func (j *Journal) AddSeen(ctx context.Context, keys []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := j.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(SeenBucket)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := b.Put([]byte(k), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("boltjournal: seen set: %w", err)
+	}
+	return nil
+}
+
+// HasSeen implements [crawl.SeenStore]: one read transaction, no write.
+func (j *Journal) HasSeen(ctx context.Context, key string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	var ok bool
+	err := j.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(SeenBucket); b != nil {
+			ok = b.Get([]byte(key)) != nil
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("boltjournal: seen set: %w", err)
+	}
+	return ok, nil
+}

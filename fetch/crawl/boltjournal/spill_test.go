@@ -3,6 +3,7 @@ package boltjournal_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"testing"
 
@@ -145,4 +146,52 @@ func TestSpillConformance(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		return j
 	})
+}
+
+func TestSeenConformance(t *testing.T) {
+	journaltest.RunSeen(t, func(t *testing.T) crawl.SeenStore {
+		st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+		t.Cleanup(func() { st.Close() })
+		return j
+	})
+}
+
+// With the Journal as Spill, the seen set of the frontier is in the file:
+// 3,000 URLs drained through a MaxInMemory of 10 are all still seen (none
+// queued again), their keys in the seen bucket.
+func TestSpill_SeenSetInTheFile(t *testing.T) {
+	const urls = 3000
+	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+	defer st.Close()
+	f := &crawl.Frontier{Journal: j, Spill: j, MaxInMemory: 10}
+	var us []*url.URL
+	for i := range urls {
+		us = append(us, mustURL(t, fmt.Sprintf("http://s%d.test/%d", i%3, i)))
+	}
+	if n := f.AddAll(us, "seed"); n != urls {
+		t.Fatalf("AddAll queued %d; want %d", n, urls)
+	}
+	for f.Len() > 0 {
+		for _, s := range f.Sites() {
+			f.Next(s)
+		}
+	}
+	if n := f.AddAll(us, "seed"); n != 0 {
+		t.Fatalf("%d URLs queued again", n)
+	}
+	if err := f.Err(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := st.DB.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(boltjournal.SeenBucket); b != nil {
+			n = b.Stats().KeyN
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n < urls-1024 {
+		t.Errorf("%d keys in the seen bucket; want at least %d (all but the last batch)", n, urls-1024)
+	}
 }

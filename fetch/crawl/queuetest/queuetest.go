@@ -5,7 +5,11 @@
 // applying its whole step, and the end of the crawl signalled.
 //
 // The tests pass their own clock to Lease (a fixed instant and offsets
-// from it), so an implementation must take "now" from its argument.
+// from it), so an implementation must take "now" from its argument. Use:
+//
+//	func TestMyQueue(t *testing.T) {
+//		queuetest.Run(t, func(t *testing.T) crawl.Queue { return newEmptyQueue(t) })
+//	}
 package queuetest
 
 import (
@@ -169,6 +173,23 @@ func Run(t *testing.T, newQueue func(t *testing.T) crawl.Queue) {
 		// At +5 s both are due: y's site has waited longer.
 		if it := lease(t, q, t0.Add(5*time.Second)); it.Site != y.Site {
 			t.Errorf("first lease = %s; want the site due at +1s (%s)", it.Key, y.Site)
+		}
+	})
+
+	t.Run("TiesInArrivalOrder", func(t *testing.T) {
+		q := newQueue(t)
+		// Sites due at the same instant are served in the order they
+		// became due: new sites as added, others as finished.
+		add(t, q, 0, items("http://a.test", 2)...)
+		add(t, q, 0, items("http://b.test", 2)...)
+		x, y := lease(t, q, t0), lease(t, q, t0)
+		if x.Site != "http://a.test" || y.Site != "http://b.test" {
+			t.Fatalf("leases %s, %s; want a's, then b's", x.Key, y.Key)
+		}
+		finish(t, q, y, crawl.Step{Done: []string{y.Key}}, t0.Add(time.Second))
+		finish(t, q, x, crawl.Step{Done: []string{x.Key}}, t0.Add(time.Second))
+		if it := lease(t, q, t0.Add(time.Second)); it.Site != "http://b.test" {
+			t.Errorf("lease = %s; want b's (finished first, for the same ready time)", it.Key)
 		}
 	})
 

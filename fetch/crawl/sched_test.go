@@ -1,0 +1,363 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
+)
+
+const schedUA = "SchedTestBot/1.0 (+https://example.org/bot)"
+
+// schedFetcher is a Fetcher on w's in-memory transport (usable in a
+// synctest bubble) with a MinDelay of delay and no jitter.
+func schedFetcher(t *testing.T, w *fetchtest.Web, delay time.Duration) *fetch.Fetcher {
+	t.Helper()
+	f, err := fetch.NewFetcher(fetch.Bot{UserAgent: schedUA, Transport: w.RoundTripper(),
+		Politeness: politeness.Policy{MinDelay: delay}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// times returns, per host, the offsets from start at which w's requests
+// for pages (not robots.txt) started.
+func times(w *fetchtest.Web, start time.Time) map[string][]time.Duration {
+	out := map[string][]time.Duration{}
+	for _, r := range w.Requests() {
+		if r.Path != "/robots.txt" {
+			out[r.Host] = append(out[r.Host], r.Start.Sub(start))
+		}
+	}
+	return out
+}
+
+// A host paused by Retry-After: 60 holds no worker: with one worker, the
+// other hosts' pages are all fetched during the pause, and the paused
+// page is fetched once the pause is over. (The crawler of one worker per
+// site held its only slot for the whole pause.)
+func TestCrawler_PausedHostHoldsNoWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		var mu sync.Mutex
+		limited := false
+		w.Host("p.test").Handle("/robots.txt", fetchtest.Robots("")).
+			Handle("/", fetchtest.HTML(`<a href="/slow">s</a> <a href="http://a.test/">a</a> <a href="http://b.test/">b</a>`)).
+			Handle("/slow", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				first := !limited
+				limited = true
+				mu.Unlock()
+				if first {
+					fetchtest.RetryAfter(429, "60").ServeHTTP(rw, r)
+					return
+				}
+				fetchtest.HTML("done").ServeHTTP(rw, r)
+			}))
+		for _, h := range []string{"a.test", "b.test"} {
+			w.Host(h).Handle("/robots.txt", fetchtest.Robots("")).
+				Fallback(fetchtest.HTML(`<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>`))
+		}
+		f := &Frontier{}
+		f.Add(u("http://p.test/"), 0, "seed")
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), Parallel: 1, FollowLinks: true, CrossSite: true}
+		start := time.Now()
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := times(w, start)
+		if len(got["a.test"]) != 4 || len(got["b.test"]) != 4 || len(got["p.test"]) != 3 {
+			t.Fatalf("pages fetched: %v; want 4 on a.test and b.test, 3 on p.test (home, 429, retry)", got)
+		}
+		pause := got["p.test"][1] + 60*time.Second
+		for _, h := range []string{"a.test", "b.test"} {
+			if last := got[h][3]; last >= pause {
+				t.Errorf("%s's last page at %v, after the pause of p.test ended (%v): the paused host held the worker", h, last, pause)
+			}
+		}
+		if retry := got["p.test"][2]; retry != pause {
+			t.Errorf("the paused page was fetched again at %v; want %v (the end of the pause)", retry, pause)
+		}
+		w.Check(t, fetchtest.NoOverlap(), fetchtest.MinGap(time.Second), fetchtest.RobotsFirst())
+	})
+}
+
+// Sites are served in the order their turns come, each as soon as its
+// politeness allows (its delay or Crawl-delay after its last request),
+// even with one worker for three sites. (One worker per site served the
+// sites one after the other.)
+func TestCrawler_DueOrderExactTimes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		sites := []struct {
+			host, robots string
+			want         []time.Duration
+		}{
+			{"a.test", "", []time.Duration{1 * time.Second, 2 * time.Second, 3 * time.Second}},
+			{"b.test", "User-agent: *\nCrawl-delay: 2\n", []time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second}},
+			{"c.test", "User-agent: *\nCrawl-delay: 3\n", []time.Duration{3 * time.Second, 6 * time.Second, 9 * time.Second}},
+		}
+		f := &Frontier{}
+		for _, s := range sites {
+			w.Host(s.host).Handle("/robots.txt", fetchtest.Robots(s.robots)).Fallback(fetchtest.HTML("p"))
+			for i := range len(s.want) {
+				f.Add(u(fmt.Sprintf("http://%s/%d", s.host, i)), 0, "seed")
+			}
+		}
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), Parallel: 1}
+		start := time.Now()
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got := times(w, start)
+		for _, s := range sites {
+			if !slices.Equal(got[s.host], s.want) {
+				t.Errorf("%s: pages at %v; want %v", s.host, got[s.host], s.want)
+			}
+		}
+		if d := time.Since(start); d != 9*time.Second {
+			t.Errorf("crawl took %v; want 9s (c.test's last turn)", d)
+		}
+	})
+}
+
+// Parallel bounds the requests in flight, and with more sites due than
+// workers every worker is busy: the crawl takes the time of the sites'
+// own schedules, however long their gaps, as long as Parallel requests
+// cover the demand. (One worker per site held its slot through the gaps.)
+func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
+	for _, tt := range []struct {
+		parallel, sites int
+		delay           time.Duration
+		want            time.Duration // crawl time
+	}{
+		// 5 pages a site, 100 ms each: robots.txt, then a page every
+		// delay+0.1 s (5.6 s); the robots.txt files of the 8 sites are read
+		// 4 (2) at a time, so the last sites start 0.1 s (0.3 s) late.
+		{parallel: 4, sites: 8, delay: time.Second, want: 5700 * time.Millisecond},
+		{parallel: 2, sites: 8, delay: time.Second, want: 5900 * time.Millisecond},
+		// No delay: two workers for 8 sites of 6 requests of 100 ms.
+		{parallel: 2, sites: 8, delay: -1, want: 8 * 6 * 100 * time.Millisecond / 2},
+		{parallel: 8, sites: 8, delay: -1, want: 6 * 100 * time.Millisecond},
+		// Parallel 0: 64 workers; 600 requests of 100 ms, 64 at a time,
+		// take 10 rounds.
+		{parallel: 0, sites: 100, delay: -1, want: time.Second},
+	} {
+		t.Run(fmt.Sprintf("parallel=%d,sites=%d,delay=%v", tt.parallel, tt.sites, tt.delay), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				var mu sync.Mutex
+				inFlight, most := 0, 0
+				track := func(h http.Handler) http.Handler {
+					return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+						mu.Lock()
+						inFlight++
+						most = max(most, inFlight)
+						mu.Unlock()
+						h.ServeHTTP(rw, r)
+						mu.Lock()
+						inFlight--
+						mu.Unlock()
+					})
+				}
+				f := &Frontier{}
+				for s := range tt.sites {
+					h := fmt.Sprintf("h%d.test", s)
+					w.Host(h).Handle("/robots.txt", track(fetchtest.Slow(100*time.Millisecond, fetchtest.Robots("")))).
+						Fallback(track(fetchtest.Slow(100*time.Millisecond, fetchtest.HTML("p"))))
+					for i := range 5 {
+						f.Add(u(fmt.Sprintf("http://%s/%d", h, i)), 0, "seed")
+					}
+				}
+				c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, tt.delay), Parallel: tt.parallel}
+				start := time.Now()
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if n := len(w.Requests()); n != 6*tt.sites {
+					t.Fatalf("%d requests; want %d", n, 6*tt.sites)
+				}
+				workers := tt.parallel
+				if workers == 0 {
+					workers = 64
+				}
+				if most != min(workers, tt.sites) {
+					t.Errorf("at most %d requests in flight; want %d", most, min(workers, tt.sites))
+				}
+				if d := time.Since(start); d != tt.want {
+					t.Errorf("crawl took %v; want %v", d, tt.want)
+				}
+				w.Check(t, fetchtest.NoOverlap(), fetchtest.RobotsFirst())
+			})
+		})
+	}
+}
+
+// Queued sites cost no goroutine: 10,000 sites due at once are served by
+// Parallel workers. (One worker per site started 10,000 goroutines.)
+func TestCrawler_NoGoroutinePerQueuedSite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const sites = 10_000
+		f := &Frontier{}
+		for s := range sites {
+			f.Add(u(fmt.Sprintf("http://h%d.test/", s)), 0, "seed")
+		}
+		base := runtime.NumGoroutine()
+		c := &Crawler{Frontier: f, Parallel: 8, Get: func(ctx context.Context, it Item) Page {
+			time.Sleep(time.Second)
+			return Page{Outcome: "ok"}
+		}}
+		during := 0
+		time.AfterFunc(1500*time.Millisecond, func() { during = runtime.NumGoroutine() - base - 1 }) // - the AfterFunc's own
+		if err := c.Run(context.Background()); err != nil || c.Done() != sites {
+			t.Fatalf("Run = %v, %d pages; want nil, %d", err, c.Done(), sites)
+		}
+		if during == 0 || during > 8 {
+			t.Errorf("%d goroutines more than before the crawl while it ran; want the 8 workers (Run's own goroutine is the dispatcher)", during)
+		}
+	})
+}
+
+// Waiting for a site's turn ends with ctx: Run returns at once with
+// ctx's error, and the waiting items stay queued.
+func TestCrawler_CancelWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nCrawl-delay: 60\n")).Fallback(fetchtest.HTML("p"))
+		f := &Frontier{}
+		f.Add(u("http://a.test/0"), 0, "seed")
+		f.Add(u("http://a.test/1"), 0, "seed")
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(30*time.Second, cancel)
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second)}
+		start := time.Now()
+		if err := c.Run(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v; want context.Canceled", err)
+		}
+		if d := time.Since(start); d != 30*time.Second {
+			t.Errorf("Run returned after %v; want 30s (the cancel)", d)
+		}
+		if n := w.Count("a.test", "/robots.txt"); n != 1 || c.Done() != 0 || f.Len() != 2 {
+			t.Errorf("%d robots.txt requests, %d pages fetched, %d queued; want 1, 0 (the first turn comes at 60s) and 2", n, c.Done(), f.Len())
+		}
+	})
+}
+
+// spyQueue is a Queue that records the lease times asked and can fail.
+type spyQueue struct {
+	Queue
+	mu   sync.Mutex
+	ttls []time.Duration
+	fail error
+}
+
+func (q *spyQueue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (Item, time.Time, bool, error) {
+	q.mu.Lock()
+	q.ttls = append(q.ttls, ttl)
+	fail := q.fail
+	q.mu.Unlock()
+	if fail != nil {
+		return Item{}, time.Time{}, false, fail
+	}
+	return q.Queue.Lease(ctx, now, ttl)
+}
+
+// With a Queue shared with other processes, items they add are seen
+// within Recheck, not only at the next ready time this process knows.
+func TestCrawler_RecheckSeesOthersItems(t *testing.T) {
+	for _, tt := range []struct {
+		recheck time.Duration
+		want    time.Duration // when the other process's item is fetched
+	}{
+		{0, 60 * time.Second},
+		{time.Second, 3 * time.Second},
+	} {
+		t.Run(fmt.Sprint(tt.recheck), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				shared := &spyQueue{Queue: NewMemoryQueue()}
+				f := &Frontier{Queue: shared}
+				f.Add(u("http://a.test/0"), 0, "seed")
+				f.Add(u("http://a.test/1"), 0, "seed")
+				start := time.Now()
+				var mu sync.Mutex
+				at := map[string]time.Duration{}
+				c := &Crawler{Frontier: f, Recheck: tt.recheck, LeaseTTL: 5 * time.Minute, Get: func(ctx context.Context, it Item) Page {
+					mu.Lock()
+					at[it.Key] = time.Since(start)
+					mu.Unlock()
+					return Page{Outcome: "ok"}
+				}}
+				// a.test's second page waits 60 s; another process adds a
+				// page of b.test at 2.5 s.
+				time.AfterFunc(2500*time.Millisecond, func() {
+					shared.Add(context.Background(), []Item{{URL: u("http://b.test/"), Key: "http://b.test/", Site: "http://b.test"}}, 0)
+				})
+				ready := &readyQueue{spyQueue: shared, delay: 60 * time.Second}
+				f.Queue = ready
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if got := at["http://b.test/"]; got != tt.want {
+					t.Errorf("the other process's page fetched at %v; want %v", got, tt.want)
+				}
+				for _, ttl := range shared.ttls {
+					if ttl != 5*time.Minute {
+						t.Fatalf("Lease asked for %v; want LeaseTTL, 5m", ttl)
+					}
+				}
+			})
+		})
+	}
+}
+
+// readyQueue makes every site due delay after each of its items.
+type readyQueue struct {
+	*spyQueue
+	delay time.Duration
+}
+
+func (q *readyQueue) Finish(ctx context.Context, it Item, step Step, _ time.Time) error {
+	return q.spyQueue.Finish(ctx, it, step, time.Now().Add(q.delay))
+}
+
+// A Queue that fails to lease ends the crawl with its error.
+func TestCrawler_QueueFailure(t *testing.T) {
+	broken := errors.New("queue server gone")
+	f := &Frontier{Queue: &spyQueue{Queue: NewMemoryQueue(), fail: broken}}
+	f.Add(u("http://a.test/"), 0, "seed")
+	c := &Crawler{Frontier: f, Get: func(context.Context, Item) Page { return Page{} }}
+	if err := c.Run(context.Background()); !errors.Is(err, ErrQueue) || !errors.Is(err, broken) {
+		t.Errorf("Run = %v; want ErrQueue wrapping the queue's error", err)
+	}
+}
+
+// A lease asked for without a time lasts ten minutes.
+func TestMemoryQueue_DefaultLeaseTTL(t *testing.T) {
+	q := NewMemoryQueue()
+	ctx := context.Background()
+	if _, err := q.Add(ctx, []Item{{URL: u("http://a.test/"), Key: "http://a.test/", Site: "http://a.test"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, _, ok, _ := q.Lease(ctx, now, 0); !ok {
+		t.Fatal("no lease")
+	}
+	if _, next, ok, _ := q.Lease(ctx, now, 0); ok || !next.Equal(now.Add(10*time.Minute)) {
+		t.Errorf("next = %v; want the lease's end, 10 minutes on", next.Sub(now))
+	}
+}
