@@ -20,7 +20,9 @@
 // it is due), the leases (a sorted set: site -> when its lease runs out,
 // and a hash: site -> lease token and leased key), each site's last ready
 // time, the set of keys whose outcome was recorded, and a list of damaged
-// entries moved aside. A site has at most one item leased; while it has one
+// entries moved aside. Sites due at the same instant are served in the
+// order they became due (up to 1,024 per millisecond). A site has at most
+// one item leased; while it has one
 // it is out of the schedule, so no other worker takes an item of that site
 // and each site sees one request at a time however many processes crawl.
 //

@@ -71,7 +71,7 @@ func New(rdb redis.Scripter, name string, opts *Options) *Queue {
 		o = *opts
 	}
 	q := &Queue{rdb: rdb, prefix: "goodbot:crawl:{" + name + "}:", owner: strings.ReplaceAll(o.Owner, "\n", " "), log: o.Logger}
-	for _, k := range []string{"sched", "leases", "held", "items", "seen", "count", "ready", "done", "bad"} {
+	for _, k := range []string{"sched", "leases", "held", "items", "seen", "count", "ready", "done", "bad", "order"} {
 		q.keys = append(q.keys, q.prefix+k)
 	}
 	if q.log == nil {

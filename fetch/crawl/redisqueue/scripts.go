@@ -5,7 +5,9 @@ import "github.com/redis/go-redis/v9"
 // Every script gets the same keys, all under the crawl's prefix (one Redis
 // Cluster hash tag, so one slot):
 //
-//	KEYS[1] sched   sorted set: site -> when it is due (unix ms); a site is
+//	KEYS[1] sched   sorted set: site -> when it is due (unix ms × 1024 plus
+//	                 a counter mod 1024, so that sites due at one instant
+//	                 are served in the order they became due); a site is
 //	                 in it while it has queued items and no item leased
 //	KEYS[2] leases  sorted set: site -> when its lease runs out (unix ms); a
 //	                 site has at most one item leased
@@ -16,6 +18,7 @@ import "github.com/redis/go-redis/v9"
 //	KEYS[7] ready   hash: site -> when it is due after its last item (unix ms)
 //	KEYS[8] done    set of the keys whose outcome was recorded
 //	KEYS[9] bad     list of damaged entries moved aside
+//	KEYS[10] order  counter of the times sites became due (ties)
 //
 // plus, outside KEYS, a claim per URL being fetched (prefix .. "claim:" ..
 // url, see [Fetched]).
@@ -29,8 +32,18 @@ import "github.com/redis/go-redis/v9"
 // Times are the workers' wall clocks in unix milliseconds, passed in.
 const prelude = `
 local K = {sched = KEYS[1], leases = KEYS[2], held = KEYS[3], items = KEYS[4], seen = KEYS[5],
-  count = KEYS[6], ready = KEYS[7], done = KEYS[8], bad = KEYS[9]}
+  count = KEYS[6], ready = KEYS[7], done = KEYS[8], bad = KEYS[9], order = KEYS[10]}
 local P = ARGV[1]
+-- schedule makes site due at ms (unix ms), after the sites made due at the
+-- same ms before it; nx: only if it is not scheduled yet.
+local function schedule(site, ms, nx)
+  local score = tonumber(ms) * 1024 + redis.call('INCR', K.order) % 1024
+  if nx then
+    redis.call('ZADD', K.sched, 'NX', score, site)
+  else
+    redis.call('ZADD', K.sched, score, site)
+  end
+end
 -- add queues one item unless its key was seen or its site is at the cap. A
 -- site without a lease becomes due at its ready time (at once if none).
 local function add(key, site, enc, cap)
@@ -41,7 +54,7 @@ local function add(key, site, enc, cap)
   redis.call('HSET', K.items, key, enc)
   redis.call('RPUSH', P .. 'q:' .. site, key)
   if redis.call('HEXISTS', K.held, site) == 0 then
-    redis.call('ZADD', K.sched, 'NX', tonumber(redis.call('HGET', K.ready, site)) or 0, site)
+    schedule(site, tonumber(redis.call('HGET', K.ready, site)) or 0, true)
   end
   return 1
 end
@@ -83,14 +96,14 @@ for _, site in ipairs(redis.call('ZRANGEBYSCORE', K.leases, '-inf', now)) do
   end
   redis.call('ZREM', K.leases, site)
   if redis.call('LLEN', P .. 'q:' .. site) > 0 then
-    redis.call('ZADD', K.sched, now, site)
+    schedule(site, now, false)
   end
 end
 while true do
   local first = redis.call('ZRANGE', K.sched, 0, 0, 'WITHSCORES')
-  if #first == 0 or tonumber(first[2]) > now then
+  if #first == 0 or math.floor(tonumber(first[2]) / 1024) > now then
     local due, exp = -1, -1
-    if #first > 0 then due = tonumber(first[2]) end
+    if #first > 0 then due = math.floor(tonumber(first[2]) / 1024) end
     local l = redis.call('ZRANGE', K.leases, 0, 0, 'WITHSCORES')
     if #l > 0 then exp = tonumber(l[2]) end
     return {0, due, exp}
@@ -188,7 +201,7 @@ elseif not retried then
   redis.call('HDEL', K.items, leased)
 end
 if redis.call('LLEN', q) > 0 then
-  redis.call('ZADD', K.sched, ARGV[4], site)
+  schedule(site, ARGV[4], false)
 end
 return out
 `)
@@ -210,7 +223,7 @@ redis.call('HDEL', K.items, key)
 redis.call('HDEL', K.held, site)
 redis.call('ZREM', K.leases, site)
 if redis.call('LLEN', P .. 'q:' .. site) > 0 then
-  redis.call('ZADD', K.sched, ARGV[4], site)
+  schedule(site, ARGV[4], false)
 end
 return 1
 `)
