@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
+	"github.com/goodbot-go/goodbot/examples/internal/bottest"
+	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
@@ -243,4 +245,24 @@ func TestSofya_S8_FleetSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d pages by %d+%d+%d+%d results; killed holding %d leases %v; %d fetched again",
 		len(pages), len(killedResults), len(live[0].results()), len(live[1].results()), len(live[2].results()), len(orphans), orphans, again)
+}
+
+// Fleet mode documents its flags, and fails closed at once, saying why,
+// when its Redis does not answer: no crawl without the shared state.
+func TestSofya_FleetFlagsAndRedisDown(t *testing.T) {
+	bottest.CheckHelp(t, sofya.Run, "-redis", "-crawl")
+	addr, err := redistest.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	env := botkit.Env{Stdout: &stdout, Stderr: &stderr}
+	code := sofya.Run(context.Background(), []string{"-redis", addr, "http://a.test/"}, env)
+	if code != botkit.ExitFailure || !strings.Contains(stderr.String(), "redis "+addr) ||
+		!strings.Contains(stderr.String(), "redis unavailable") {
+		t.Errorf("with Redis down: exit %d, stderr %q; want exit %d naming the address and the cause", code, stderr.String(), botkit.ExitFailure)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("results printed without Redis: %q", stdout.String())
+	}
 }
