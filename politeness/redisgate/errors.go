@@ -91,3 +91,16 @@ func kindOf(err error) error {
 	// EOF, connection reset and friends surface as plain errors.
 	return ErrUnavailable
 }
+
+// Classify tells what a Redis client error means for a fleet: [ErrUnavailable]
+// when Redis could not be reached or did not answer (so nothing may be
+// assumed done), [ErrRedis] for any other error answer. Packages that keep
+// other fleet state in the same Redis (the crawl queue) use it so that one
+// errors.Is(err, ErrUnavailable) check covers them all. It returns nil for a
+// nil error.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	return kindOf(err)
+}

@@ -102,6 +102,10 @@ type Flags struct {
 	// key: -genkey prints its Signature Agent Card (and IP range file)
 	// after the JWKS.
 	Identity func(key ed25519.PrivateKey) (*identity.Kit, error)
+	// Redis and Crawl are -redis and -crawl ([Flags.RegisterFleet]): with
+	// Redis set the bot is one worker of a fleet ([Fleet]) and keeps no
+	// state file.
+	Redis, Crawl string
 	// Resume makes the bot's crawl survive a crash: the frontier is kept in
 	// the state file (Session.Journal) and a URL counts as fetched, with
 	// its validators, only once its outcome is recorded there. Only for bots
@@ -305,13 +309,14 @@ func (f *Flags) FlagSet(env Env, defaultMaxPages int) *flag.FlagSet {
 }
 
 // ParseSites parses args for a bot that works on sites given as arguments:
-// at least one is required, except with -genkey. It returns false (and the
+// at least one is required, except with -genkey or -redis (a fleet worker
+// may join a crawl started by others). It returns false (and the
 // exit status) when the program should stop.
 func (f *Flags) ParseSites(fs *flag.FlagSet, args []string, usage string) (int, bool) {
 	if code, ok := Parse(fs, args, usage); !ok {
 		return code, false
 	}
-	if fs.NArg() == 0 && f.GenKey == "" {
+	if fs.NArg() == 0 && f.GenKey == "" && f.Redis == "" {
 		UsageError(fs, "no site given")
 		return ExitFailure, false
 	}

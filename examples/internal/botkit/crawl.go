@@ -2,6 +2,7 @@ package botkit
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ type Crawl struct {
 	FollowLinks bool
 	CrossSite   bool // follow links to other sites too (Frontier.Allowed decides)
 	Parallel    int  // requests in flight at most (0: crawl.Crawler's default)
+	// Fleet, if set, is the fleet whose shared Queue the Frontier uses:
+	// the crawler then leases items for Fleet.LeaseTTL and asks for the
+	// other workers' new items every Fleet.Recheck.
+	Fleet *Fleet
 	// Fresh sends Cache-Control: no-cache (B9 refetches).
 	Fresh bool
 	// OnPage, if set, sees every page after its result is printed.
@@ -64,7 +69,11 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			s.Out.Emit(r)
 			c.mu.Lock()
 			c.counts[r.Outcome]++
-			c.failed[r.URL] = Failed(err) // a retry that succeeds clears it
+			// A rate-limited first try is queued again (crawl.Crawler retries
+			// once), possibly for another worker of a fleet: it is not a
+			// failure of this run; a retry that fails is.
+			retry := errors.Is(err, fetch.ErrRateLimited) && it.Tries == 0
+			c.failed[r.URL] = Failed(err) && !retry
 			c.mu.Unlock()
 			if c.OnPage != nil {
 				c.OnPage(it, p, r)
@@ -80,6 +89,9 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			return cp
 		},
 	}
+	if c.Fleet != nil {
+		cr.LeaseTTL, cr.Recheck = c.Fleet.LeaseTTL, c.Fleet.Recheck
+	}
 	prog := s.Prog
 	if prog == nil {
 		prog = &Progress{W: s.Env.Stderr}
@@ -87,7 +99,9 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 	}
 	prog.SetCounts(func() (int, int) { return cr.Done(), c.Frontier.Len() })
 	stop := prog.Start(ctx)
-	cr.Run(ctx)
+	if err := cr.Run(ctx); err != nil && ctx.Err() == nil {
+		s.WorkFailed("the crawl stopped: its queue failed", "err", err)
+	}
 	stop()
 	n := 0
 	for _, f := range c.failed {

@@ -36,6 +36,10 @@ type Session struct {
 	// request. Set by [Begin].
 	Robots *robots.Cache
 
+	// Fleet is the crawl shared in Redis when the bot runs with -redis
+	// (nil otherwise).
+	Fleet *Fleet
+
 	stores  stores
 	fetcher *fetch.Fetcher
 	failed  atomic.Bool // some work failed: the run ends with ExitPartial
@@ -118,6 +122,16 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 		}
 		s.Key = k
 	}
+	if f.Redis != "" {
+		fl, err := openFleet(f, env, log)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
+			return nil, ExitFailure, true
+		}
+		s.Fleet = fl
+		s.stores, _ = openStores(nil, false) // in memory; Apply puts the shared ones in
+		return s, 0, false
+	}
 	db, err := OpenState(f.State, log)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
@@ -141,6 +155,9 @@ func (s *Session) Close() error {
 	if s.fetcher != nil {
 		s.fetcher.CloseIdleConnections()
 	}
+	if s.Fleet != nil {
+		s.Fleet.Close()
+	}
 	if s.DB == nil {
 		return nil
 	}
@@ -149,7 +166,8 @@ func (s *Session) Close() error {
 
 // Apply fills in the parts of bot that come from the session rather than
 // the bot's promises: the test/demo transport, logging, the pacing
-// observer, and the stores kept in the state file.
+// observer, and the stores kept in the state file (or, for a fleet worker,
+// the gate and stores shared in Redis).
 func (s *Session) Apply(bot *fetch.Bot) error {
 	if s.Env.Transport != nil {
 		bot.Transport = s.Env.Transport
@@ -168,6 +186,9 @@ func (s *Session) Apply(bot *fetch.Bot) error {
 	bot.RobotsStore = s.stores.robots
 	bot.Validators = s.stores.validators
 	bot.Fetched = s.stores.fetched
+	if s.Fleet != nil {
+		s.Fleet.apply(bot)
+	}
 	return nil
 }
 

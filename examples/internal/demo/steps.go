@@ -315,6 +315,7 @@ func (d *demo) steps() []step {
 						len(r.reqs), len(demoweb.NewsHosts), secs, float64(len(r.reqs))/secs)
 				}},
 			}},
+		d.fleetStep(news),
 		{chain: chainDirectories, bot: "DirectoriesBot", title: "reciprocal-link check of the directory's listings", run: directories.Run, args: dirArgs,
 			before: func() {
 				_ = os.WriteFile(listingsFile, []byte(demoweb.ListingsCSV()), 0o644)

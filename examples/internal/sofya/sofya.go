@@ -5,6 +5,9 @@
 // each site sees at most one request a second, with jitter, unless its
 // Crawl-delay asks for more; each URL is fetched once, ever (the fetched set
 // is kept in the state file); 429, 503 and 509 slow the whole site down.
+// With -redis it is one worker of a fleet: the frontier, the politeness
+// gate, robots.txt copies and the fetched set live in Redis (botkit.Fleet),
+// and the worker exits 0 when nothing is queued or leased any more.
 package sofya
 
 import (
@@ -25,6 +28,7 @@ const usage = "sofyabot [flags] URL...\n\n" +
 func Run(ctx context.Context, args []string, env botkit.Env) int {
 	f := botkit.Flags{Name: "sofyabot", Resume: true}
 	fs := f.FlagSet(env, 1000)
+	f.RegisterFleet(fs)
 	source := fs.String("source", "", "published source `address` to connect from (S2), e.g. 159.195.72.86")
 	parallel := fs.Int("parallel", 256, "`N` requests in flight at most (each site still gets one request at a time, at its turn)")
 	wander := fs.Bool("wander", false, "follow links to other sites too")
@@ -52,8 +56,14 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	// Beyond 100,000 queued URLs the queue waits in the state file.
 	front := &crawl.Frontier{MaxPerSite: f.MaxPages, Accept: crawl.LooksHTML, Journal: s.Journal(),
 		Spill: s.Spill(), MaxInMemory: 100_000}
-	if !*wander {
+	if !*wander && s.Fleet == nil {
 		front.Allowed = func(site string) bool { return seeds[site] }
+	}
+	if s.Fleet != nil {
+		// One crawl for the whole fleet: the frontier lives in Redis (links
+		// stay on their own site unless -wander, so a worker that joins
+		// without seeds needs no list of sites).
+		front.Queue = s.Fleet.Queue
 	}
 	sites, code := f.Sites(fs, env)
 	for _, u := range sites {
@@ -63,6 +73,8 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	// (even by SIGKILL) continues where it stopped.
 	if n, err := front.Resume(ctx); err != nil {
 		s.Log.Warn("could not resume the last crawl; starting from the seeds", "err", err)
+	} else if n > 0 && s.Fleet != nil {
+		s.Log.Info("joining the fleet's crawl", "crawl", f.Crawl, "queued", n)
 	} else if n > 0 {
 		s.Log.Info("resuming the last crawl", "queued", n)
 	}
@@ -70,7 +82,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if err := front.Err(); err != nil {
 		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
 	}
-	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel,
+	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel, Fleet: s.Fleet,
 		Pages: &botkit.PageStore{Dir: *out},
 		Use:   botkit.UseIndex} // a search index: noindex pages are not kept; noai does not concern search
 	counts := c.Run(ctx, s)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -123,4 +124,89 @@ func ping(addr string) error {
 		return fmt.Errorf("redistest: PING answered %q", strings.TrimSpace(line))
 	}
 	return nil
+}
+
+// Cluster is a private Redis Cluster of masters without replicas or
+// persistence, made by [StartCluster]; Kill it when done.
+type Cluster struct {
+	Addrs   []string // one host:port per master
+	servers []*Server
+	dir     string
+}
+
+// StartCluster starts n (at least 3) redis-server processes in cluster mode
+// on free loopback ports, joins them with redis-cli --cluster create (each
+// master serves a third of the slots) and waits until the cluster is ok. It
+// needs redis-server and redis-cli on PATH.
+func StartCluster(n int) (*Cluster, error) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return nil, err
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "redistest-cluster-")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir}
+	for i := range max(n, 3) {
+		addr, err := FreeAddr()
+		if err != nil {
+			c.Kill()
+			return nil, err
+		}
+		_, port, _ := net.SplitHostPort(addr)
+		cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+			"--daemonize", "no", "--loglevel", "warning", "--cluster-enabled", "yes",
+			"--cluster-config-file", filepath.Join(dir, fmt.Sprintf("nodes-%d.conf", i)))
+		cmd.Dir = dir
+		if err := cmd.Start(); err != nil {
+			c.Kill()
+			return nil, err
+		}
+		c.servers = append(c.servers, &Server{Addr: addr, cmd: cmd})
+		c.Addrs = append(c.Addrs, addr)
+		if err := Ping(addr, 5*time.Second); err != nil {
+			c.Kill()
+			return nil, fmt.Errorf("redistest: cluster node %s: %w", addr, err)
+		}
+	}
+	args := append([]string{"--cluster", "create"}, c.Addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		c.Kill()
+		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %v: %s", err, out)
+	}
+	// The nodes agree on the slots a moment after create returns.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, addr := range c.Addrs {
+		for {
+			out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", portOf(addr), "cluster", "info").Output()
+			if err == nil && strings.Contains(string(out), "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Kill()
+				return nil, fmt.Errorf("redistest: cluster node %s not ok after 10s: %s", addr, out)
+			}
+			time.Sleep(50 * time.Millisecond) // polling the nodes' gossip
+		}
+	}
+	return c, nil
+}
+
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
+}
+
+// Kill stops every node at once and removes their files.
+func (c *Cluster) Kill() {
+	for _, s := range c.servers {
+		s.Kill()
+	}
+	_ = os.RemoveAll(c.dir)
 }
