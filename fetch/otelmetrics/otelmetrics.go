@@ -22,6 +22,12 @@
 //	goodbot.pauses           counter   {pause}    pauses, give-ups and breaker trips; host, kind, reason
 //	goodbot.wait.duration    histogram s          politeness waits before a request; host, reason
 //
+// The wait histogram records waits made inside the politeness layer. A
+// fetch/crawl Crawler asks [fetch.Fetcher.NextTurn] and serves a site only
+// when its turn has come, so its requests seldom wait there: the histogram
+// then holds the waits the schedule could not foresee, and the time a site
+// spends waiting for its turn shows in the crawler's queue, not here.
+//
 // The host attribute makes one series per site: fine for a bot that visits a
 // few thousand sites; set [Config.NoHostAttribute] for wide crawls.
 package otelmetrics
