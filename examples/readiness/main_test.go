@@ -34,6 +34,19 @@ func args(t *testing.T, extra ...string) []string {
 	return bottest.Args(t, signingtest.BothyKey(), "", extra...)
 }
 
+// report runs a check of http://school.test/ on w with -report and returns
+// the run's output and the Markdown report.
+func report(t *testing.T, w *fetchtest.Web) (*bottest.Output, string) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "report")
+	out := bottest.Run(t, readiness.Run, w, 0, args(t, "-report", prefix, "http://school.test/")...)
+	md, err := os.ReadFile(prefix + ".md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, string(md)
+}
+
 // -h documents the flags, with sane defaults.
 func TestReadiness_Help(t *testing.T) {
 	bottest.CheckHelp(t, readiness.Run, "-key", "-genkey", "-max-pages", "-full", "-report")

@@ -3,14 +3,10 @@ package main
 import (
 	"crypto"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
 
-	"github.com/goodbot-go/goodbot/examples/internal/bottest"
-	"github.com/goodbot-go/goodbot/examples/internal/readiness"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
@@ -37,17 +33,12 @@ func TestReadiness_AIFilesOnlyText(t *testing.T) {
 					Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
 					Handle("/", fetchtest.HTML("home")).
 					Handle("/llms.txt", fetchtest.Text(tt.ct, tt.body))
-				prefix := filepath.Join(t.TempDir(), "report")
-				bottest.Run(t, readiness.Run, w, 0, args(t, "-report", prefix, "http://school.test/")...)
+				_, md := report(t, w)
 				if n := w.Count("school.test", "/llms.txt"); n != 1 {
 					t.Fatalf("/llms.txt requested %d times, want 1", n)
 				}
-				md, err := os.ReadFile(prefix + ".md")
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := strings.Contains(string(md), "| http://school.test/llms.txt | 200 | found |")
-				soft := strings.Contains(string(md), "| http://school.test/llms.txt | 200 | missing | answered 200 with Content-Type")
+				found := strings.Contains(md, "| http://school.test/llms.txt | 200 | found |")
+				soft := strings.Contains(md, "| http://school.test/llms.txt | 200 | missing | answered 200 with Content-Type")
 				if found != tt.found || soft == tt.found {
 					t.Errorf("found %v, soft 404 %v; want found %v:\n%s", found, soft, tt.found, md)
 				}
@@ -56,7 +47,7 @@ func TestReadiness_AIFilesOnlyText(t *testing.T) {
 				if tt.found {
 					want = "| 3 | 2 | 0 | 0 | 0 |"
 				}
-				if !strings.Contains(string(md), want) {
+				if !strings.Contains(md, want) {
 					t.Errorf("summary is not %q:\n%s", want, md)
 				}
 			})
@@ -73,20 +64,15 @@ func TestReadiness_PageDirectives(t *testing.T) {
 			Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
 			Handle("/", fetchtest.HTML(`<head><meta name="robots" content="nofollow"></head><a href="/about">About</a>`)).
 			Handle("/about", fetchtest.Page{Body: "about", Header: http.Header{"X-Robots-Tag": {"cleatbot: noai", "otherbot: noindex"}}})
-		prefix := filepath.Join(t.TempDir(), "report")
-		bottest.Run(t, readiness.Run, w, 0, args(t, "-report", prefix, "http://school.test/")...)
+		_, md := report(t, w)
 		if n := w.Count("school.test", "/about"); n != 1 {
 			t.Fatalf("/about requested %d times, want 1", n)
-		}
-		md, err := os.ReadFile(prefix + ".md")
-		if err != nil {
-			t.Fatal(err)
 		}
 		for _, want := range []string{
 			"| http://school.test/ | 200 | stated | page directives for BothyBot (X-Robots-Tag, Robots-Tag, robots meta): nofollow; its links are not followed |",
 			"| http://school.test/about | 200 | stated | page directives for BothyBot (X-Robots-Tag, Robots-Tag, robots meta): noai; BothyBot's crawl will not keep this page |",
 		} {
-			if !strings.Contains(string(md), want) {
+			if !strings.Contains(md, want) {
 				t.Errorf("report lacks %q:\n%s", want, md)
 			}
 		}
@@ -117,16 +103,11 @@ func TestReadiness_KeyDirectoryVerifies(t *testing.T) {
 				if tt.dir != nil {
 					bothy.Handle("/.well-known/http-message-signatures-directory", tt.dir)
 				}
-				prefix := filepath.Join(t.TempDir(), "report")
-				bottest.Run(t, readiness.Run, w, 0, args(t, "-report", prefix, "http://school.test/")...)
+				_, md := report(t, w)
 				if n := w.Count("bothy.tools", "/.well-known/http-message-signatures-directory"); n != 1 {
 					t.Fatalf("the key directory was requested %d times, want 1", n)
 				}
-				md, err := os.ReadFile(prefix + ".md")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(string(md), "## Web Bot Auth: would a site verify the bot's signature") || !strings.Contains(string(md), tt.want) {
+				if !strings.Contains(md, "## Web Bot Auth: would a site verify the bot's signature") || !strings.Contains(md, tt.want) {
 					t.Errorf("report lacks %q:\n%s", tt.want, md)
 				}
 			})
