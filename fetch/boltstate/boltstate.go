@@ -394,9 +394,12 @@ type Stage struct {
 	fetched    setBucket
 	validators jsonBucket[fetch.Validator]
 
-	mu      sync.Mutex // guards claims and pending
+	mu      sync.Mutex // guards claims, pending and commits
 	claims  map[string]bool
 	pending map[string]fetch.Validator
+	commits uint64 // Commits that moved claims to the file so far
+
+	afterRead func() // tests: runs in Add between its read of the file and its claim
 }
 
 var (
@@ -417,16 +420,34 @@ func (g *Stage) Apply(bot *fetch.Bot) {
 }
 
 // Add implements [fetch.FetchedSet]: url is new when neither staged nor in
-// the file; the mark is staged.
+// the file; the mark is staged. The file is read without the Stage's lock
+// (concurrent Adds do not wait for each other's reads); if a Commit moved
+// claims to the file meanwhile, the file is read again, so one URL is
+// claimed once.
 func (g *Stage) Add(ctx context.Context, url string) (bool, error) {
 	g.mu.Lock()
+	for {
+		if g.claims[url] {
+			g.mu.Unlock()
+			return false, nil
+		}
+		seen := g.commits
+		g.mu.Unlock()
+		has, err := g.fetched.Has(ctx, url)
+		if err != nil || has {
+			return false, err
+		}
+		if g.afterRead != nil {
+			g.afterRead()
+		}
+		g.mu.Lock()
+		if g.commits == seen {
+			break
+		}
+	}
 	defer g.mu.Unlock()
 	if g.claims[url] {
 		return false, nil
-	}
-	has, err := g.fetched.Has(ctx, url)
-	if err != nil || has {
-		return false, err
 	}
 	g.claims[url] = true
 	return true, nil
@@ -537,6 +558,9 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.T
 		return fmt.Errorf("boltstate: commit: %w", err)
 	}
 	g.mu.Lock()
+	if len(marks) > 0 {
+		g.commits++
+	}
 	for _, u := range marks {
 		delete(g.claims, u)
 	}

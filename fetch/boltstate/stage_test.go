@@ -3,7 +3,10 @@ package boltstate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -86,5 +89,83 @@ func TestStage_CommitWithOutcome(t *testing.T) {
 	}
 	if ok, _ := st.Stage().Add(ctx, b); !ok {
 		t.Error("a new Stage (a restarted process) sees an uncommitted mark")
+	}
+}
+
+// Adds of one URL racing with Commits of it claim it once: a URL whose
+// claim a Commit moves to the file while another Add reads the file is
+// not claimed again. Many workers Add each URL; whoever claims it commits
+// it at once.
+func TestStage_AddOnceWhileCommitting(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	g := st.Stage()
+	const urls, workers = 200, 8
+	var claimed [urls]atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range urls {
+				u := fmt.Sprintf("http://a.test/%d", i)
+				ok, err := g.Add(ctx, u)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					claimed[i].Add(1)
+					if err := g.Commit(ctx, []string{u}, nil); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range urls {
+		if n := claimed[i].Load(); n != 1 {
+			t.Errorf("URL %d claimed %d times, want once", i, n)
+		}
+	}
+}
+
+// The race above made certain: while an Add reads the file, another Add
+// claims the URL and commits it. The first Add must then see the committed
+// mark and not claim the URL again.
+func TestStage_AddAfterACommitDuringItsRead(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "bot.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	g := st.Stage()
+	const u = "http://a.test/page"
+	var inner []bool
+	boltstate.SetAfterRead(g, func() {
+		boltstate.SetAfterRead(g, nil)
+		ok, err := g.Add(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner = append(inner, ok)
+		if err := g.Commit(ctx, []string{u}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ok, err := g.Add(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inner) != 1 || !inner[0] {
+		t.Fatalf("the racing Add did not claim the URL (%v): the test did not run as meant", inner)
+	}
+	if ok {
+		t.Error("Add claimed a URL another Add claimed and committed during its read: fetched twice")
 	}
 }

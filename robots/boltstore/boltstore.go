@@ -89,7 +89,9 @@ func (s *Store) Load(ctx context.Context, origin string) (robots.Entry, bool, er
 	return e, ok, nil
 }
 
-// Save implements [robots.Store].
+// Save implements [robots.Store]. Concurrent Saves share one transaction
+// and one fsync (bbolt's Batch): a crawler that reads many sites' robots.txt
+// at once does not write them one by one. It returns once e is durable.
 func (s *Store) Save(ctx context.Context, origin string, e robots.Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -101,7 +103,7 @@ func (s *Store) Save(ctx context.Context, origin string, e robots.Entry) error {
 	if err != nil {
 		return err
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.db.Batch(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(s.bucket)
 		if err != nil {
 			return err
