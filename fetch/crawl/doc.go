@@ -77,9 +77,13 @@
 // [Frontier.MaxInMemory], at most MaxInMemory queued items stay in memory
 // (plus one brought back for a site whose queue ran dry): the others wait
 // in the Spill, in each site's order, and come back in batches. A Spill
-// that is also a [SeenStore] holds the seen set too: the frontier then
-// keeps in memory at most 2×MaxInMemory recently seen keys and the 1,024
-// keys not yet written; a key absent from those is looked up in the store,
+// that is also a [SeenStore] holds the seen set too once it outgrows
+// memory: the first MaxInMemory keys stay in memory only (a crawl that
+// small never writes or reads its seen set in the store); then they are
+// written in one call and the frontier keeps in memory at most
+// 2×MaxInMemory recently seen keys and the 1,024 keys not yet written (if
+// that first write fails, the set stays in memory, growing, and the write
+// is tried again 1,024 keys later); a key absent from those is looked up in the store,
 // so a URL seen long ago is still seen and no URL is taken for seen that
 // was not. Package boltjournal's Journal is such a Spill, in the same bbolt
 // file: a frontier of 100,000 URLs then holds about 20 bytes per queued URL

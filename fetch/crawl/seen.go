@@ -34,17 +34,25 @@ func (m memSeen) add(key string)      { m[key] = struct{}{} }
 // them to its store in one call.
 const seenFlushEvery = 1024
 
-// storeSeen is a seenSet in a SeenStore with two bounded caches in front:
-// the keys not yet written (at most seenFlushEvery) and the keys seen
-// lately (two generations of at most keep keys each), which answer the
-// links every page of a site repeats without a read. Only keys truly seen
-// are cached: a key absent from both is looked up in the store, so the
-// caches never answer "seen" for a key that was not. A store error is
-// kept (see err); a lookup that fails answers "not seen" (the URL may be
-// queued twice, the fetcher then reports a duplicate: no page is lost).
+// storeSeen is a seenSet in a SeenStore, kept in memory until it is
+// large: the first keep keys are held in memory only (the store is neither
+// written nor read: it was cleared when the set was made, so it has no
+// key memory lacks). At keep keys they are written to the store in one
+// call, and from then on the set lives in the store with two bounded
+// caches in front: the keys not yet written (at most seenFlushEvery) and
+// the keys seen lately (two generations of at most keep keys each), which
+// answer the links every page of a site repeats without a read. Only keys
+// truly seen are cached: a key absent from both is looked up in the store,
+// so the caches never answer "seen" for a key that was not. A store error
+// is kept (see err); a lookup that fails answers "not seen" (the URL may be
+// queued twice, the fetcher then reports a duplicate: no page is lost);
+// a failed first write keeps the set in memory and is tried again after
+// seenFlushEvery more keys.
 type storeSeen struct {
 	store      SeenStore
 	keep       int
+	stored     bool // the set lives in the store (it outgrew keep)
+	retryAt    int  // while !stored after a failed first write: len(cur) of the next try
 	pending    []string
 	pendingSet map[string]struct{}
 	cur, prev  map[string]struct{}
@@ -73,8 +81,8 @@ func (s *storeSeen) remember(key string) {
 }
 
 func (s *storeSeen) has(key string) bool {
-	if _, ok := s.cur[key]; ok {
-		return true
+	if _, ok := s.cur[key]; ok || !s.stored {
+		return ok
 	}
 	if _, ok := s.pendingSet[key]; ok {
 		return true
@@ -95,6 +103,13 @@ func (s *storeSeen) has(key string) bool {
 }
 
 func (s *storeSeen) add(key string) {
+	if !s.stored {
+		s.cur[key] = struct{}{}
+		if len(s.cur) >= max(s.keep, s.retryAt) {
+			s.toStore()
+		}
+		return
+	}
 	if _, ok := s.pendingSet[key]; ok {
 		return
 	}
@@ -104,6 +119,23 @@ func (s *storeSeen) add(key string) {
 	if len(s.pending) >= seenFlushEvery {
 		s.flush()
 	}
+}
+
+// toStore writes the keys held in memory to the store, in one call, and
+// moves the set there; they stay in memory as the recent generation. On
+// failure the set stays in memory, to be tried again seenFlushEvery keys
+// later.
+func (s *storeSeen) toStore() {
+	keys := make([]string, 0, len(s.cur))
+	for k := range s.cur {
+		keys = append(keys, k)
+	}
+	if err := s.store.AddSeen(context.Background(), keys); err != nil {
+		s.fail(err)
+		s.retryAt = len(s.cur) + seenFlushEvery
+		return
+	}
+	s.stored = true
 }
 
 // flush writes the pending keys; on failure they stay pending (and

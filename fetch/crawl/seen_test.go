@@ -87,8 +87,10 @@ func TestFrontier_SeenSetInTheStore(t *testing.T) {
 	if n := len(st.cur) + len(st.prev) + len(st.pending); n > 2*inMem+seenFlushEvery {
 		t.Errorf("%d keys in memory; want at most %d", n, 2*inMem+seenFlushEvery)
 	}
-	if sp.writes != urls/seenFlushEvery || len(sp.seen) != urls/seenFlushEvery*seenFlushEvery {
-		t.Errorf("%d writes of %d keys; want %d writes of %d", sp.writes, len(sp.seen), urls/seenFlushEvery, urls/seenFlushEvery*seenFlushEvery)
+	// The first inMem keys in one write, then one write per seenFlushEvery.
+	flushes := (urls - inMem) / seenFlushEvery
+	if want := inMem + flushes*seenFlushEvery; sp.writes != 1+flushes || len(sp.seen) != want {
+		t.Errorf("%d writes of %d keys; want %d writes of %d", sp.writes, len(sp.seen), 1+flushes, want)
 	}
 	for i := range urls { // every one seen, from memory or the store
 		if f.Add(u(fmt.Sprintf("http://h%d.test/%d", i%7, i)), 0, "seed") {
@@ -103,6 +105,79 @@ func TestFrontier_SeenSetInTheStore(t *testing.T) {
 	}
 	if f.Len() != urls+1 {
 		t.Errorf("Len %d; want %d", f.Len(), urls+1)
+	}
+}
+
+// A seen set smaller than MaxInMemory stays in memory: the store is neither
+// written nor read. The key that reaches MaxInMemory moves the set to the
+// store in one write; from then on a key memory lacks is looked up there.
+func TestFrontier_SeenSetInMemoryUntilLarge(t *testing.T) {
+	const inMem = 1000
+	sp := newMapSpill()
+	f := &Frontier{Spill: sp, MaxInMemory: inMem}
+	add := func(i int) bool { return f.Add(u(fmt.Sprintf("http://h%d.test/%d", i%7, i)), 0, "seed") }
+	for i := range inMem - 1 {
+		if !add(i) {
+			t.Fatalf("URL %d refused", i)
+		}
+	}
+	for i := range inMem - 1 {
+		if add(i) {
+			t.Fatalf("URL %d queued twice", i)
+		}
+	}
+	if sp.writes != 0 || sp.reads != 0 {
+		t.Fatalf("%d keys seen: %d writes, %d reads of the store; want none below MaxInMemory %d", inMem-1, sp.writes, sp.reads, inMem)
+	}
+	if !add(inMem - 1) {
+		t.Fatal("URL at MaxInMemory refused")
+	}
+	if sp.writes != 1 || len(sp.seen) != inMem {
+		t.Fatalf("at MaxInMemory keys: %d writes of %d keys; want 1 write of %d", sp.writes, len(sp.seen), inMem)
+	}
+	if !add(inMem) || sp.reads != 1 {
+		t.Errorf("a new key past MaxInMemory: %d reads of the store; want 1", sp.reads)
+	}
+	for i := range inMem + 1 {
+		if add(i) {
+			t.Fatalf("URL %d queued twice after the move", i)
+		}
+	}
+}
+
+// A store that fails its first write keeps the whole set in memory: no key
+// is forgotten, Err reports the failure, and the write is tried again
+// seenFlushEvery keys later.
+func TestFrontier_SeenSetFirstWriteFails(t *testing.T) {
+	const inMem = 10
+	sp := newMapSpill()
+	sp.fail = errors.New("disk gone")
+	f := &Frontier{Spill: sp, MaxInMemory: inMem}
+	add := func(i int) bool { return f.Add(u(fmt.Sprintf("http://a.test/%d", i)), 0, "seed") }
+	for i := range inMem + 5 {
+		if !add(i) {
+			t.Fatalf("URL %d refused", i)
+		}
+	}
+	if err := f.Err(); !errors.Is(err, sp.fail) {
+		t.Errorf("Err = %v; want the store's error", err)
+	}
+	sp.mu.Lock()
+	sp.fail = nil
+	sp.mu.Unlock()
+	for i := range inMem + 5 {
+		if add(i) {
+			t.Fatalf("URL %d queued twice while the store failed", i)
+		}
+	}
+	if sp.writes != 0 {
+		t.Fatalf("%d writes before the retry point", sp.writes)
+	}
+	for i := inMem + 5; i < inMem+seenFlushEvery; i++ {
+		add(i)
+	}
+	if sp.writes != 1 || len(sp.seen) != inMem+seenFlushEvery {
+		t.Errorf("retry: %d writes of %d keys; want 1 of %d", sp.writes, len(sp.seen), inMem+seenFlushEvery)
 	}
 }
 
