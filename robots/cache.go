@@ -158,6 +158,16 @@ func (c *Cache) Cached(target *url.URL) (*Robots, bool) {
 	return nil, false
 }
 
+// Fresh returns the copy in memory for target's origin if it is fresh (Get
+// would answer from it without fetching), without fetching and without
+// touching the Store.
+func (c *Cache) Fresh(target *url.URL) (*Robots, bool) {
+	if s, err := c.lookupURL(target); err == nil && s != nil && c.fresh(s) {
+		return s.robots, true
+	}
+	return nil, false
+}
+
 // FetchedAt returns when the copy in memory for target's origin was fetched
 // (or loaded from the Store, with its original fetch time), fresh or stale,
 // without fetching. ok is false when there is no copy in memory. It costs

@@ -360,6 +360,35 @@ func TestCache_CachedAndHeaders(t *testing.T) {
 	})
 }
 
+// Fresh never fetches and answers only with a copy Get would use as it is:
+// none before the first Get, the copy within TTL, none once it is stale
+// (while Cached still has it).
+func TestCache_Fresh(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		web := &fakeWeb{}
+		web.set(serve(200, "User-agent: *\nDisallow: /x\n"))
+		c := &Cache{Transport: web, TTL: time.Hour}
+		u := mustURL(t, "https://example.com/a")
+		if _, ok := c.Fresh(u); ok || web.count() != 0 {
+			t.Fatal("Fresh fetched or found something before Get")
+		}
+		c.Get(context.Background(), u)
+		if r, ok := c.Fresh(mustURL(t, "https://EXAMPLE.com:443/b")); !ok || r.Allowed(bothy, "/x") {
+			t.Fatalf("Fresh after Get = %v, %v; want the copy", r, ok)
+		}
+		time.Sleep(time.Hour)
+		if _, ok := c.Fresh(u); ok {
+			t.Error("Fresh returned a stale copy")
+		}
+		if _, ok := c.Cached(u); !ok {
+			t.Error("Cached lost the stale copy")
+		}
+		if web.count() != 1 {
+			t.Errorf("%d fetches; want 1", web.count())
+		}
+	})
+}
+
 // MaxBytes bounds the body read; the part read is parsed.
 func TestCache_MaxBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
