@@ -58,6 +58,60 @@ func TestFetcher_NextTurn(t *testing.T) {
 	}
 }
 
+// Refuses answers from what the Fetcher holds, without a request: the URL
+// rules, and a fresh robots.txt copy in memory for the Fetcher's agent.
+// Each refused URL is then refused by Get without a request.
+func TestFetcher_Refuses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "User-agent: *\nDisallow: /private/\n\nUser-agent: OtherBot\nDisallow: /\n")
+		bot := memBot(w)
+		bot.BlockedDomains = []string{"blocked.test"}
+		bot.RobotsTTL = time.Hour
+		f := mustFetcher(t, bot)
+		if f.Refuses("http://a.test/private/x") {
+			t.Fatal("refused before robots.txt was read (nothing in memory to refuse it by)")
+		}
+		if _, err := f.Get(context.Background(), "http://a.test/"); err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			url  string
+			want bool
+		}{
+			{"http://a.test/private/x", true},
+			{"http://A.test:80/private/y?q=1", true},
+			{"http://a.test/public", false},
+			{"http://a.test/privatex", false},
+			{"http://b.test/private/x", false}, // no copy for b.test
+			{"ftp://a.test/x", true},
+			{"http://user:pw@a.test/x", true},
+			{"http://blocked.test/x", true},
+			{"http://www.blocked.test/x", true},
+			{"::", false},
+		} {
+			if got := f.Refuses(tt.url); got != tt.want {
+				t.Errorf("Refuses(%q) = %v; want %v", tt.url, got, tt.want)
+			}
+		}
+		before := len(w.Requests())
+		if _, err := f.Get(context.Background(), "http://a.test/private/x"); err == nil {
+			t.Error("Get of a refused URL succeeded")
+		}
+		if n := len(w.Requests()); n != before {
+			t.Errorf("Get of a refused URL made %d requests", n-before)
+		}
+		time.Sleep(2 * time.Hour) // the copy is stale: Get would read robots.txt again
+		if f.Refuses("http://a.test/private/x") {
+			t.Error("refused by a stale copy")
+		}
+	})
+	if (&fetch.Fetcher{}).Refuses("http://a.test/") {
+		t.Error("a zero Fetcher refuses")
+	}
+}
+
 // NextTurn tells a crawler when a site's next request may start, so that
 // it can serve other sites meanwhile instead of waiting inside Get.
 func ExampleFetcher_NextTurn() {

@@ -211,3 +211,31 @@ func (f *Fetcher) NextTurn(rawURL string) time.Time {
 	}
 	return pol.NextTurn(u)
 }
+
+// Refuses reports whether a Get of rawURL would be refused before any
+// request, from what the Fetcher holds now: the URL rules (scheme, user
+// information, blocked domains, internal addresses written in the URL) or
+// a fresh robots.txt copy in memory that disallows the URL for the
+// Fetcher's agent (or that is the disallow-all of an unreachable
+// robots.txt). It reads nothing: a site without a fresh copy in memory is
+// not refused here. A crawler need not wait for the site's turn to hand
+// such a URL to Get. False for a zero Fetcher and a URL that does not
+// parse (Get reports those). Safe for concurrent use.
+func (f *Fetcher) Refuses(rawURL string) bool {
+	if f == nil || f.chain == nil {
+		return false
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	if f.chain.checkURL(u) != nil {
+		return true
+	}
+	r, ok := f.chain.robots.Fresh(u)
+	if !ok {
+		return false
+	}
+	allowed, _ := r.Decide(f.chain.agent, u.RequestURI())
+	return !allowed
+}

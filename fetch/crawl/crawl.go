@@ -269,7 +269,8 @@ func IsHTML(p *fetch.Page) bool {
 // run fetches one leased item and records its outcome, with the links it
 // queued, in one Finish: the site is then due at its next turn.
 func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
-	if ready, wait := c.turn(ctx, it); wait {
+	ready, wait, refused := c.turn(ctx, it)
+	if wait {
 		c.finish(ctx, q, it, Step{}, ready) // not its turn yet: back to the schedule
 		return
 	}
@@ -308,7 +309,12 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 		}
 		step.Queued = append(step.Queued, c.Frontier.links(base, p.Body, it.Depth+1, only)...)
 	}
-	c.finish(ctx, q, it, step, c.nextTurn(it))
+	if !refused {
+		ready = c.nextTurn(it)
+	} else {
+		ready = time.Time{} // no request: the site's next item may be refused too
+	}
+	c.finish(ctx, q, it, step, ready)
 }
 
 // finish ends the lease of it with step (even when ctx has ended: the step
@@ -323,18 +329,25 @@ func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready
 // With a Fetcher, the site's robots.txt is read first if the Fetcher has
 // no copy (through the same paced chain, so the site's first gap, with its
 // Crawl-delay, is known before its first page): a site new to the crawl
-// then waits for its turn in the schedule, not in a worker.
-func (c *Crawler) turn(ctx context.Context, it Item) (time.Time, bool) {
+// then waits for its turn in the schedule, not in a worker. An item leased
+// before its turn that the Fetcher refuses without a request (robots.txt
+// disallows it) does not wait (refused): its outcome is recorded at once,
+// and its site's next item is leased at once too.
+func (c *Crawler) turn(ctx context.Context, it Item) (ready time.Time, wait, refused bool) {
 	if c.Fetcher == nil {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
 	if r := c.Fetcher.Robots(); r != nil {
 		if _, ok := r.Cached(it.URL); !ok {
 			_, _ = r.Get(ctx, it.URL) // a failure is Get's to report, from the cache
 		}
 	}
-	ready := c.nextTurn(it)
-	return ready, ready.After(time.Now())
+	ready = c.nextTurn(it)
+	if !ready.After(time.Now()) {
+		return ready, false, false
+	}
+	refused = c.Fetcher.Refuses(it.URL.String())
+	return ready, !refused, refused
 }
 
 // nextTurn is when the site of it may be served again: the Fetcher's next turn

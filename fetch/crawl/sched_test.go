@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"runtime"
 	"slices"
@@ -364,4 +365,41 @@ func TestMemoryQueue_DefaultLeaseTTL(t *testing.T) {
 	if _, next, ok, _ := q.Lease(ctx, now, 0); ok || !next.Equal(now.Add(10*time.Minute)) {
 		t.Errorf("next = %v; want the lease's end, 10 minutes on", next.Sub(now))
 	}
+}
+
+// A URL robots.txt disallows does not wait for its site's turn: the
+// Fetcher refuses it without a request, so its outcome is recorded as soon
+// as it is leased. Here the first two URLs of a site are disallowed: they
+// are answered when robots.txt has been read (0 s), not at the site's
+// first turn after it (1 s), and the pages follow at their turns. (The
+// crawler that waited for the turn recorded the refusals at 1 s.)
+func TestCrawler_DisallowedURLDoesNotWaitForTheTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nDisallow: /private/\n")).Fallback(fetchtest.HTML("p"))
+		f := &Frontier{}
+		for _, p := range []string{"/private/1", "/private/2", "/a", "/b"} {
+			f.Add(u("http://a.test"+p), 0, "seed")
+		}
+		start := time.Now()
+		var mu sync.Mutex
+		at := map[string]time.Duration{}
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), Parallel: 1,
+			OnPage: func(it Item, p Page) {
+				mu.Lock()
+				at[it.URL.Path+" "+p.Outcome] = time.Since(start)
+				mu.Unlock()
+			}}
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]time.Duration{"/private/1 disallowed": 0, "/private/2 disallowed": 0, "/a ok": time.Second, "/b ok": 2 * time.Second}
+		if !maps.Equal(at, want) {
+			t.Errorf("outcomes at %v; want %v", at, want)
+		}
+		if got := times(w, start)["a.test"]; !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second}) {
+			t.Errorf("pages requested at %v; want [1s 2s]", got)
+		}
+	})
 }
