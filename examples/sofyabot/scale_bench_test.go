@@ -5,32 +5,55 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
+	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/internal/manyhosts"
+	"github.com/goodbot-go/goodbot/politeness"
 )
 
 // BenchmarkSofyaManyHosts runs sofyabot's crawl (sofya.Run, through
-// botkit.Crawl, its state file and defaults: -parallel 64) on a loopback
-// web of 500 hosts (internal/manyhosts, a child process) with its
-// politeness profile scaled by 0.1 (the test-only knob botkit.Env.Scale):
-// a 100 ms floor plus up to 50 ms of jitter, Crawl-delay: 1 on every
-// tenth host, 10 ms latency. It reports the pages per second of a
-// measured window against sofyabot's own ceiling, Σ 1/(max(100 ms,
-// Crawl-delay) + 25 ms (the mean jitter) + latency), and the web's count
-// of violations (it fails on any).
+// botkit.Crawl, its state file and defaults) on a loopback web of 500 and
+// 2,000 hosts (internal/manyhosts, a child process) with its politeness
+// profile scaled by 0.1 (the test-only knob botkit.Env.Scale): a 100 ms
+// floor plus up to 50 ms of jitter, Crawl-delay: 1 on every tenth host,
+// 10 ms latency, two links a page. In the same round, as the baseline, the
+// library crawls the same web the same way without a bot around it: a
+// crawl.Crawler with a fetch.Fetcher, both with their defaults but the same
+// 100 ms floor and 50 ms jitter, following links, no state file, no output.
+// Each reports the pages per second of a measured window against the
+// ceiling Σ 1/(max(100 ms, Crawl-delay) + 25 ms (the mean jitter) +
+// latency), its CPU time per request (this process: the web is another),
+// and the web's count of violations (it fails on any):
+//
+//	go test ./examples/sofyabot -run '^$' -bench SofyaManyHosts -benchtime 1x -count 3
+//
+// %ceiling and pages/s are sofyabot's; sofya/lib is sofyabot's share of
+// the ceiling over the library's.
 func BenchmarkSofyaManyHosts(b *testing.B) {
-	const (
-		hosts  = 500
-		scale  = 0.1
-		warm   = 3 * time.Second
-		window = 6 * time.Second
-	)
-	floor, jitter := time.Duration(scale*float64(time.Second)), time.Duration(scale*float64(500*time.Millisecond))
+	for _, hosts := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) { benchSofya(b, hosts) })
+	}
+}
+
+const (
+	benchScale  = 0.1
+	benchWarm   = 3 * time.Second
+	benchWindow = 6 * time.Second
+)
+
+func benchSofya(b *testing.B, hosts int) {
+	floor, jitter := time.Duration(benchScale*float64(time.Second)), time.Duration(benchScale*float64(500*time.Millisecond))
 	web := manyhosts.Start(b, manyhosts.Config{Delay: floor, Latency: 10 * time.Millisecond, Links: 2})
 	cfg := web.Config()
 	var ceiling float64
@@ -38,34 +61,83 @@ func BenchmarkSofyaManyHosts(b *testing.B) {
 		ceiling += 1 / (cfg.HostDelay(n) + jitter/2 + cfg.Latency).Seconds()
 	}
 	for i := 0; b.Loop(); i++ {
-		prefix := fmt.Sprintf("s%d-", i)
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost, tr.MaxIdleConns = 1, 1, 0
-		tr.IdleConnTimeout = 2 * time.Minute
-		tr.DialContext = web.DialContext
-		var urls []string
-		for h := range hosts {
-			urls = append(urls, web.Root(prefix, h))
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan int, 1)
-		env := botkit.Env{Stdout: io.Discard, Stderr: io.Discard, Transport: tr, Scale: scale}
-		go func() { done <- sofya.Run(ctx, bottest.Args(b, nil, "", urls...), env) }()
-		time.Sleep(warm)
-		before, start := web.Stats(b, prefix), time.Now()
-		time.Sleep(window)
-		after, end := web.Stats(b, prefix), time.Now()
-		cancel()
-		<-done
-		tr.CloseIdleConnections()
-		got := after.Sub(before)
-		rate := float64(got.Pages) / end.Sub(start).Seconds()
-		b.ReportMetric(rate, "pages/s")
-		b.ReportMetric(100*rate/ceiling, "%ceiling")
-		b.ReportMetric(float64(after.Violations()), "violations")
-		if v := after.Violations(); v != 0 {
-			b.Errorf("%d politeness violations: %+v", v, after)
+		lib := measure(b, web, fmt.Sprintf("l%d-", i), func(ctx context.Context, tr *http.Transport, prefix string) {
+			f, err := fetch.NewFetcher(fetch.Bot{UserAgent: "ScaleBot/1.0 (+https://example.org/bot)", Transport: tr,
+				Politeness:    politeness.Policy{MinDelay: floor, Jitter: jitter},
+				AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			front := &crawl.Frontier{}
+			for h := range hosts {
+				u, _ := url.Parse(web.Root(prefix, h))
+				front.Add(u, 0, "seed")
+			}
+			c := &crawl.Crawler{Frontier: front, Fetcher: f, FollowLinks: true}
+			_ = c.Run(ctx)
+		})
+		sofy := measure(b, web, fmt.Sprintf("s%d-", i), func(ctx context.Context, tr *http.Transport, prefix string) {
+			env := botkit.Env{Stdout: io.Discard, Stderr: io.Discard, Transport: tr, Scale: benchScale}
+			args := strings.Fields(os.Getenv("SOFYA_ARGS"))
+			for h := range hosts {
+				args = append(args, web.Root(prefix, h))
+			}
+			sofya.Run(ctx, bottest.Args(b, nil, "", args...), env)
+		})
+		b.ReportMetric(sofy.rate, "pages/s")
+		b.ReportMetric(100*sofy.rate/ceiling, "%ceiling")
+		b.ReportMetric(100*lib.rate/ceiling, "lib-%ceiling")
+		b.ReportMetric(sofy.rate/lib.rate, "sofya/lib")
+		b.ReportMetric(sofy.cpu, "cpu-µs/req")
+		b.ReportMetric(lib.cpu, "lib-cpu-µs/req")
+		b.ReportMetric(float64(sofy.violations), "violations")
+		if sofy.violations+lib.violations != 0 {
+			b.Errorf("politeness violations: sofyabot %d, library %d", sofy.violations, lib.violations)
 		}
 	}
 	b.ReportMetric(ceiling, "ceiling-pages/s")
+}
+
+// run is what measure measures: a crawl of the hosts named prefix+"N.test"
+// through tr, until ctx ends.
+type run func(ctx context.Context, tr *http.Transport, prefix string)
+
+// measured is one crawl's window: pages per second, CPU microseconds per
+// request (page or robots.txt) and violations over the whole crawl.
+type measured struct {
+	rate, cpu  float64
+	violations int64
+}
+
+// measure runs crawl for benchWarm + benchWindow and measures the window.
+func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measured {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost, tr.MaxIdleConns = 1, 1, 0
+	tr.IdleConnTimeout = 2 * time.Minute
+	tr.DialContext = web.DialContext
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); crawl(ctx, tr, prefix) }()
+	time.Sleep(benchWarm)
+	before, cpu0, start := web.Stats(b, prefix), cpuTime(b), time.Now()
+	time.Sleep(benchWindow)
+	after, cpu1, end := web.Stats(b, prefix), cpuTime(b), time.Now()
+	cancel()
+	<-done
+	tr.CloseIdleConnections()
+	got := after.Sub(before)
+	if got.Pages == 0 {
+		b.Fatalf("%s: no pages fetched in the window", prefix)
+	}
+	return measured{rate: float64(got.Pages) / end.Sub(start).Seconds(),
+		cpu: float64((cpu1 - cpu0).Microseconds()) / float64(got.Requests()), violations: after.Violations()}
+}
+
+// cpuTime is this process's CPU time so far (user + system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
