@@ -39,7 +39,8 @@ import (
 //	go test ./examples/sofyabot -run '^$' -bench SofyaManyHosts -benchtime 1x -count 3
 //
 // %ceiling and pages/s are sofyabot's; sofya/lib is sofyabot's share of
-// the ceiling over the library's.
+// the ceiling over the library's. SOFYA_ARGS, if set, adds flags to
+// sofyabot's command line (for example SOFYA_ARGS="-parallel 1024").
 func BenchmarkSofyaManyHosts(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) { benchSofya(b, hosts) })

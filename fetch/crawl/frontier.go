@@ -275,7 +275,7 @@ func (f *Frontier) links(base *url.URL, body []byte, depth int, site string) []I
 		if !ok {
 			continue
 		}
-		if f.Journal != nil && !f.Seen(l.URL) {
+		if f.Journal != nil && !f.seenKey(it.Key) {
 			if done, err := f.Journal.Done(context.Background(), it.Key); err == nil && done {
 				f.keep(f.queue().Mark(context.Background(), false, it))
 				continue
@@ -314,8 +314,11 @@ func retried(it Item) (Item, bool) {
 }
 
 // Seen reports whether u (normalised) was ever queued or marked seen.
-func (f *Frontier) Seen(u *url.URL) bool {
-	seen, err := f.queue().Seen(context.Background(), links.Normalize(u))
+func (f *Frontier) Seen(u *url.URL) bool { return f.seenKey(links.Normalize(u)) }
+
+// seenKey is Seen of a normalised key.
+func (f *Frontier) seenKey(key string) bool {
+	seen, err := f.queue().Seen(context.Background(), key)
 	f.keep(err)
 	return seen
 }
