@@ -22,6 +22,7 @@ type memQueue struct {
 	sites   map[string]*siteQ
 	sched   schedule // sites with queued items, none leased
 	leased  map[*siteQ]struct{}
+	expiry  time.Time         // no lease ends before (zero: none leased since the last expire)
 	toSpill map[*siteQ][]Item // enqueued for the Spill, pushed by flushSpill
 	order   uint64            // sites scheduled so far (ties of ready time)
 	queued  int               // items queued or leased
@@ -294,10 +295,18 @@ func (q *memQueue) drop(s *siteQ) []string {
 }
 
 // expire gives back the leases that ended at now.
+// It looks at the leases only from q.expiry on (the earliest expiry, or
+// earlier), and sets q.expiry again from the leases left.
 func (q *memQueue) expire(now time.Time) {
+	if len(q.leased) == 0 || now.Before(q.expiry) {
+		return
+	}
+	q.expiry = time.Time{}
 	for s := range q.leased {
 		if !s.until.After(now) {
 			q.unlease(s, false)
+		} else if q.expiry.IsZero() || s.until.Before(q.expiry) {
+			q.expiry = s.until
 		}
 	}
 }
@@ -333,16 +342,17 @@ func (q *memQueue) lease(now time.Time, ttl time.Duration) (Item, time.Time, boo
 		q.inMem++
 		s.lease, s.until = it, now.Add(ttl)
 		q.leased[s] = struct{}{}
+		if q.expiry.IsZero() || s.until.Before(q.expiry) {
+			q.expiry = s.until
+		}
 		return it, time.Time{}, true
 	}
 	var next time.Time
 	if len(q.sched) > 0 {
 		next = q.sched[0].ready
 	}
-	for s := range q.leased {
-		if next.IsZero() || s.until.Before(next) {
-			next = s.until
-		}
+	if len(q.leased) > 0 && (next.IsZero() || q.expiry.Before(next)) {
+		next = q.expiry // a lease may end then (or later: Lease then looks again)
 	}
 	return Item{}, next, false
 }
