@@ -226,11 +226,19 @@ func (q *memQueue) keep(err error) {
 	}
 }
 
-// refill brings back a batch of s's spilled items into memory, at least
-// one, at most what maxInMem leaves room for.
+// refillBatch is the most items a site whose queue in memory ran dry
+// brings back beyond maxInMem (at most maxInMem of them): one Spill.Pop
+// per batch, not per item, once memory is full.
+const refillBatch = 64
+
+// refill brings back s's spilled items into memory in one Spill.Pop: what
+// maxInMem leaves room for, and at least min(refillBatch, maxInMem). It is
+// called when s has none in memory (but a leased one), and pop or drop
+// then takes one or all of them out, so that memory holds at most
+// maxInMem items plus, per site, up to that batch of its own items.
 func (q *memQueue) refill(s *siteQ) {
 	q.flushSpill()
-	n := min(s.spilt, max(1, q.maxInMem-q.inMem))
+	n := min(s.spilt, max(min(refillBatch, q.maxInMem), q.maxInMem-q.inMem))
 	its, err := q.spill.Pop(context.Background(), s.name, n)
 	if err != nil {
 		q.keep(err)

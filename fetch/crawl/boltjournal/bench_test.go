@@ -1,13 +1,18 @@
 package boltjournal_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
 )
 
 // BenchmarkFrontierMemory reports the live heap per URL of a Frontier of
@@ -62,5 +67,77 @@ func BenchmarkFrontierMemory(b *testing.B) {
 				b.ReportMetric(per, "B/url")
 			})
 		}
+	}
+}
+
+// countingSpill is a Journal as Spill (and SeenStore) that counts its Pop
+// calls: one bbolt transaction each.
+type countingSpill struct {
+	*boltjournal.Journal
+	pops atomic.Int64
+}
+
+func (c *countingSpill) Pop(ctx context.Context, site string, n int) ([]crawl.Item, error) {
+	c.pops.Add(1)
+	return c.Journal.Pop(ctx, site, n)
+}
+
+// BenchmarkSpillDrain drains a fully spilled Frontier: 100,000 URLs on 100
+// sites queued with MaxInMemory 1,000 (99,000 of them in the Spill), then
+// leased and finished by a Crawler whose Get answers at once, with this
+// Journal as Spill only ("spill": Finish records nothing) and as Journal
+// too ("journal": each Finish is a journal step). It reports the drain's
+// seconds (the queueing aside), the Spill.Pop transactions per URL and the
+// most items in memory the Get calls saw.
+func BenchmarkSpillDrain(b *testing.B) {
+	const urls, sites, maxInMem = 100_000, 100, 1000
+	raw := make([]*url.URL, urls)
+	for i := range raw {
+		raw[i], _ = url.Parse(fmt.Sprintf("http://h%d.test/section/page-%d", i%sites, i))
+	}
+	for _, journal := range []bool{false, true} {
+		b.Run(map[bool]string{false: "spill", true: "journal"}[journal], func(b *testing.B) {
+			var secs, pops float64
+			var peak int
+			for b.Loop() {
+				st, _, j := open(b, filepath.Join(b.TempDir(), "state.db"))
+				sp := &countingSpill{Journal: j}
+				f := &crawl.Frontier{Spill: sp, MaxInMemory: maxInMem}
+				if journal {
+					f.Journal = j
+				}
+				for i := 0; i < urls; i += maxInMem {
+					f.AddAll(raw[i:i+maxInMem], "seed")
+				}
+				if f.InMemory() != maxInMem {
+					b.Fatalf("%d items in memory before the drain; want %d", f.InMemory(), maxInMem)
+				}
+				var mu sync.Mutex
+				c := &crawl.Crawler{Frontier: f, Parallel: 8,
+					Get: func(context.Context, crawl.Item) crawl.Page {
+						n := f.InMemory()
+						mu.Lock()
+						peak = max(peak, n)
+						mu.Unlock()
+						return crawl.Page{Status: 200, Outcome: "ok"}
+					}}
+				start := time.Now()
+				if err := c.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				secs = time.Since(start).Seconds()
+				pops = float64(sp.pops.Load()) / urls
+				if c.Done() != urls || f.Len() != 0 {
+					b.Fatalf("drained %d, %d left; want %d, 0", c.Done(), f.Len(), urls)
+				}
+				if err := f.Err(); err != nil {
+					b.Fatal(err)
+				}
+				st.Close()
+			}
+			b.ReportMetric(secs, "s/drain")
+			b.ReportMetric(pops, "pops/url")
+			b.ReportMetric(float64(peak), "max-in-memory")
+		})
 	}
 }

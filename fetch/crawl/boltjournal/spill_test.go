@@ -33,13 +33,15 @@ func spilled(t *testing.T, db *bolt.DB) int {
 }
 
 // With MaxInMemory 3, a frontier of 2 sites × 10 URLs keeps 3 in memory and
-// 17 in the file; every URL comes out once, each site in its order, and
-// never more than 3 are in memory.
+// 17 in the file; every URL comes out once, each site in its order, in
+// batches of 3 (at most 6 Pops: 8 and 9 spilled), and never more than
+// 3 + 3 per site are in memory.
 func TestSpill_BoundedMemory(t *testing.T) {
-	const max, sites, each = 3, 2, 10
+	const max, sites, each, pops = 3, 2, 10, 6
 	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
 	defer st.Close()
-	f := &crawl.Frontier{Journal: j, Spill: j, MaxInMemory: max}
+	sp := &countingSpill{Journal: j}
+	f := &crawl.Frontier{Journal: j, Spill: sp, MaxInMemory: max}
 	for i := range each {
 		for s := range sites {
 			if !f.Add(mustURL(t, fmt.Sprintf("http://s%d.test/%d", s, i)), 0, "seed") {
@@ -71,13 +73,16 @@ func TestSpill_BoundedMemory(t *testing.T) {
 			}
 			next[s]++
 			got++
-			if f.InMemory() > max {
-				t.Fatalf("%d items in memory; bound %d", f.InMemory(), max)
+			if f.InMemory() > max+max*sites {
+				t.Fatalf("%d items in memory; bound %d", f.InMemory(), max+max*sites)
 			}
 		}
 	}
 	if got != sites*each || spilled(t, st.DB) != 0 || f.Err() != nil {
 		t.Errorf("took %d items, %d left spilled, err %v; want %d, 0, nil", got, spilled(t, st.DB), f.Err(), sites*each)
+	}
+	if n := sp.pops.Load(); n == 0 || n > pops {
+		t.Errorf("%d Pops; want 1 to %d", n, pops)
 	}
 }
 
