@@ -92,31 +92,38 @@ func (c *countingSpill) Pop(ctx context.Context, site string, n int) ([]crawl.It
 // sites queued with MaxInMemory 1,000 (99,000 of them in the Spill), then
 // leased and finished by a Crawler whose Get answers at once, with this
 // Journal as Spill only ("spill": Finish records nothing) and as Journal
-// too ("journal": each Finish is a journal step). It reports the drain's
-// seconds (the queueing aside), the Spill.Pop transactions per URL and the
-// most items in memory the Get calls saw.
+// too ("journal": each Finish is a journal step), against the same
+// Frontier all in memory ("memory") in the same run. It reports the
+// drain's seconds (the queueing aside), the Spill.Pop transactions per URL
+// and the most items in memory the Get calls saw.
 func BenchmarkSpillDrain(b *testing.B) {
 	const urls, sites, maxInMem = 100_000, 100, 1000
 	raw := make([]*url.URL, urls)
 	for i := range raw {
 		raw[i], _ = url.Parse(fmt.Sprintf("http://h%d.test/section/page-%d", i%sites, i))
 	}
-	for _, journal := range []bool{false, true} {
-		b.Run(map[bool]string{false: "spill", true: "journal"}[journal], func(b *testing.B) {
+	for _, v := range []struct {
+		name           string
+		spill, journal bool
+	}{{"memory", false, false}, {"spill", true, false}, {"journal", true, true}} {
+		b.Run(v.name, func(b *testing.B) {
 			var secs, pops float64
 			var peak int
 			for b.Loop() {
 				st, _, j := open(b, filepath.Join(b.TempDir(), "state.db"))
 				sp := &countingSpill{Journal: j}
-				f := &crawl.Frontier{Spill: sp, MaxInMemory: maxInMem}
-				if journal {
+				f, inMem := &crawl.Frontier{}, urls
+				if v.spill {
+					f.Spill, f.MaxInMemory, inMem = sp, maxInMem, maxInMem
+				}
+				if v.journal {
 					f.Journal = j
 				}
 				for i := 0; i < urls; i += maxInMem {
 					f.AddAll(raw[i:i+maxInMem], "seed")
 				}
-				if f.InMemory() != maxInMem {
-					b.Fatalf("%d items in memory before the drain; want %d", f.InMemory(), maxInMem)
+				if f.InMemory() != inMem {
+					b.Fatalf("%d items in memory before the drain; want %d", f.InMemory(), inMem)
 				}
 				var mu sync.Mutex
 				c := &crawl.Crawler{Frontier: f, Parallel: 8,
