@@ -158,3 +158,67 @@ func sum(m map[string]int) int {
 	}
 	return n
 }
+
+// A key that Finish drops while its item is in the Spill is skipped when
+// the item comes back (and no longer counted), unless it was queued again.
+func TestMemQueue_DroppedWhileSpilled(t *testing.T) {
+	const site = "http://a.test"
+	key := func(i int) string { return fmt.Sprintf("%s/%d", site, i) }
+	for _, tc := range []struct {
+		name string
+		step func(it Item) Step
+		want []string // the keys leased after a/0, in order
+	}{
+		{"spilled key dropped", func(it Item) Step {
+			return Step{Done: []string{it.Key}, Dropped: []string{key(2), key(4)}}
+		}, []string{key(1), key(3)}},
+		{"unknown key dropped", func(it Item) Step {
+			return Step{Done: []string{it.Key}, Dropped: []string{"http://a.test/none"}}
+		}, []string{key(1), key(2), key(3), key(4)}},
+		{"dropped and retried", func(it Item) Step {
+			again := it
+			again.Tries++
+			return Step{Dropped: []string{it.Key, key(3)}, Queued: []Item{again}}
+		}, []string{key(1), key(2), key(4), key(0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := &popSpill{mapSpill: newMapSpill()}
+			q := newMemQueue(nil, sp, 1, memSeen{})
+			var its []Item
+			for i := range 5 {
+				its = append(its, Item{URL: u(key(i)), Key: key(i), Site: site})
+			}
+			if _, err := q.Add(context.Background(), its, 0); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Unix(0, 0)
+			first, _, ok, _ := q.Lease(context.Background(), now, 0)
+			if !ok || first.Key != key(0) {
+				t.Fatalf("first lease = %s, %v; want %s", first.Key, ok, key(0))
+			}
+			if err := q.Finish(context.Background(), first, tc.step(first), time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for {
+				it, _, ok, err := q.Lease(context.Background(), now, 0)
+				if err != nil || !ok {
+					break
+				}
+				got = append(got, it.Key)
+				if err := q.Finish(context.Background(), it, Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(sp.pops) == 0 {
+				t.Fatal("nothing came back from the Spill")
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("leased %v; want %v", got, tc.want)
+			}
+			if n, _ := q.Len(context.Background()); n != 0 || q.inMem != 0 {
+				t.Errorf("Len %d, %d in memory after the drain; want 0, 0", n, q.inMem)
+			}
+		})
+	}
+}
