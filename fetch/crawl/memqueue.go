@@ -229,9 +229,10 @@ func (q *memQueue) keep(err error) {
 	}
 }
 
-// refillBatch is the most items a site whose queue in memory ran dry
-// brings back beyond maxInMem (at most maxInMem of them): one Spill.Pop
-// per batch, not per item, once memory is full.
+// refillBatch is the fewest spilled items a site whose queue in memory
+// ran dry brings back in one Spill.Pop (if it has that many, and at most
+// maxInMem), even when memory is full: the Spill is read once per batch,
+// not once per item, and a site holds at most that many beyond maxInMem.
 const refillBatch = 64
 
 // refill brings back s's spilled items into memory in one Spill.Pop: what
