@@ -74,19 +74,26 @@
 // seen and its queued items: about 330 bytes per queued URL and 85 per URL
 // seen and done, plus about 200 bytes per site (BenchmarkFrontierMemory in
 // boltjournal; see BENCHMARKS.md). With [Frontier.Spill] and
-// [Frontier.MaxInMemory], at most MaxInMemory queued items stay in memory
-// (plus one brought back for a site whose queue ran dry): the others wait
-// in the Spill, in each site's order, and come back in batches. A Spill
-// that is also a [SeenStore] holds the seen set too once it outgrows
-// memory: the first MaxInMemory keys stay in memory only (a crawl that
-// small never writes or reads its seen set in the store); then they are
-// written in one call and the frontier keeps in memory at most
-// 2×MaxInMemory recently seen keys and the 1,024 keys not yet written (if
-// that first write fails, the set stays in memory, growing, and the write
-// is tried again 1,024 keys later); a key absent from those is looked up in the store,
-// so a URL seen long ago is still seen and no URL is taken for seen that
-// was not. Package boltjournal's Journal is such a Spill, in the same bbolt
-// file: a frontier of 100,000 URLs then holds about 20 bytes per queued URL
-// and 8 per seen one in memory, whatever the crawl's size beyond
-// MaxInMemory (the per-site state aside).
+// [Frontier.MaxInMemory], an item is queued in memory while fewer than
+// MaxInMemory are; the others wait in the Spill, in each site's order, and
+// come back when their site's queue in memory runs dry, in one Spill.Pop
+// per batch: as many as MaxInMemory leaves room for, and at least B =
+// min(64, MaxInMemory) (or all the site has in the Spill) even when memory
+// is full. So memory holds at most MaxInMemory queued items (leased ones
+// included) plus, for each site, up to B of its own: at most MaxInMemory +
+// B × (sites with items in memory) in all, and a site's spilled items come
+// back with one Pop per B of them. (A Spill that fails keeps the items it
+// could not take in memory.) A Spill that is also a [SeenStore] holds the
+// seen set too once it outgrows memory: the first MaxInMemory keys stay in
+// memory only (a crawl that small never writes or reads its seen set in
+// the store); then they are written in one call, and from then on the
+// frontier keeps in memory at most 2×MaxInMemory recently seen keys and
+// the 1,024 keys not yet written (if that first write fails, the set stays
+// in memory, growing, and the write is tried again 1,024 keys later); a key
+// absent from those is looked up in the store, so a URL seen long ago is
+// still seen and no URL is taken for seen that was not. Package
+// boltjournal's Journal is such a Spill, in the same bbolt file: a
+// frontier of 100,000 URLs then holds about 20 bytes per queued URL and 8
+// per seen one in memory, whatever the crawl's size beyond MaxInMemory
+// (the per-site state and batches aside).
 package crawl

@@ -45,10 +45,13 @@ type Frontier struct {
 	// Spill, if set with MaxInMemory, holds the queued items beyond
 	// MaxInMemory: an item is queued in memory while fewer than MaxInMemory
 	// are, else (or when its site already has spilled items, to keep each
-	// site's order) it goes to Spill, and comes back in batches when its
-	// site's queue in memory runs dry. A Spill that is also a [SeenStore]
-	// holds the seen set too (see the package doc's Memory section). Set
-	// both before the first Add.
+	// site's order) it goes to Spill, and comes back when its site's queue
+	// in memory runs dry, in a batch of at least B = min(64, MaxInMemory)
+	// items (more if MaxInMemory leaves room): memory then holds at most
+	// MaxInMemory queued items plus up to B per site, MaxInMemory + B ×
+	// (sites with items in memory) in all. A Spill that is also a
+	// [SeenStore] holds the seen set too (see the package doc's Memory
+	// section). Set both before the first Add.
 	Spill       Spill
 	MaxInMemory int
 
@@ -382,9 +385,8 @@ func (f *Frontier) Sites() []string {
 }
 
 // InMemory returns the number of queued items the in-memory queue holds
-// in memory (at most MaxInMemory with a Spill, plus a batch brought back
-// for a site whose queue in memory ran dry when the bound was reached: one
-// item).
+// in memory, leased ones included (with a Spill: at most MaxInMemory plus
+// up to min(64, MaxInMemory) per site, see [Frontier.Spill]).
 func (f *Frontier) InMemory() int {
 	q := f.memq()
 	q.mu.Lock()

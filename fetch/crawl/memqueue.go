@@ -42,6 +42,8 @@ type siteQ struct {
 
 	lease Item      // the leased item (lease.Key != "" while leased)
 	until time.Time // lease expiry
+
+	gone map[string]struct{} // keys dropped while spilt: skipped when they come back
 }
 
 func newMemQueue(j Journal, s Spill, maxInMem int, seen seenSet) *memQueue {
@@ -194,6 +196,7 @@ func (q *memQueue) admit(items []Item, maxPerSite int) []Item {
 // order). A Spill error keeps the item in memory.
 func (q *memQueue) enqueue(s *siteQ, it Item) {
 	q.queued++
+	delete(s.gone, it.Key) // queued again
 	defer q.reschedule(s)
 	if q.spill != nil && q.maxInMem > 0 && (q.inMem >= q.maxInMem || s.spilt > 0) {
 		if q.toSpill == nil {
@@ -227,11 +230,20 @@ func (q *memQueue) keep(err error) {
 	}
 }
 
-// refill brings back a batch of s's spilled items into memory, at least
-// one, at most what maxInMem leaves room for.
+// refillBatch is the fewest spilled items a site whose queue in memory
+// ran dry brings back in one Spill.Pop (if it has that many, and at most
+// maxInMem), even when memory is full: the Spill is read once per batch,
+// not once per item, and a site holds at most that many beyond maxInMem.
+const refillBatch = 64
+
+// refill brings back s's spilled items into memory in one Spill.Pop: what
+// maxInMem leaves room for, and at least min(refillBatch, maxInMem). It is
+// called when s has none in memory (but a leased one), and pop or drop
+// then takes one or all of them out, so that memory holds at most
+// maxInMem items plus, per site, up to that batch of its own items.
 func (q *memQueue) refill(s *siteQ) {
 	q.flushSpill()
-	n := min(s.spilt, max(1, q.maxInMem-q.inMem))
+	n := min(s.spilt, max(min(refillBatch, q.maxInMem), q.maxInMem-q.inMem))
 	its, err := q.spill.Pop(context.Background(), s.name, n)
 	if err != nil {
 		q.keep(err)
@@ -239,20 +251,41 @@ func (q *memQueue) refill(s *siteQ) {
 	}
 	if len(its) == 0 { // the Spill lost them: stop counting them
 		q.queued -= s.spilt
-		s.spilt = 0
+		s.spilt, s.gone = 0, nil
 		return
 	}
 	s.spilt -= len(its)
 	s.spilt = max(s.spilt, 0)
-	s.items = append(s.items, its...)
-	q.inMem += len(its)
+	for _, it := range its {
+		if _, ok := s.gone[it.Key]; ok {
+			delete(s.gone, it.Key)
+			q.queued--
+			continue
+		}
+		s.items = append(s.items, it)
+		q.inMem++
+	}
+	if s.spilt == 0 {
+		s.gone = nil
+	}
+}
+
+// bringBack refills s until it has items in memory or none spilt, and
+// reports whether the Spill failed.
+func (q *memQueue) bringBack(s *siteQ) bool {
+	for len(s.items) == 0 && s.spilt > 0 {
+		n := s.spilt
+		q.refill(s)
+		if s.spilt == n {
+			return true
+		}
+	}
+	return false
 }
 
 // pop removes and returns s's head item.
 func (q *memQueue) pop(s *siteQ) (Item, bool) {
-	if len(s.items) == 0 && s.spilt > 0 {
-		q.refill(s)
-	}
+	q.bringBack(s)
 	if len(s.items) == 0 {
 		return Item{}, false
 	}
@@ -271,14 +304,7 @@ func (q *memQueue) pop(s *siteQ) (Item, bool) {
 func (q *memQueue) drop(s *siteQ) []string {
 	var keys []string
 	for {
-		n := s.spilt
-		if len(s.items) == 0 && n > 0 {
-			q.refill(s)
-			if s.spilt == n { // the Spill failed: its items stay there
-				break
-			}
-		}
-		if len(s.items) == 0 {
+		if q.bringBack(s) || len(s.items) == 0 { // a Spill that failed keeps its items
 			break
 		}
 		for _, it := range s.items {
@@ -397,7 +423,8 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 	return out, nil
 }
 
-// dropKeys removes s's queued items in memory with these keys.
+// dropKeys removes s's queued items with these keys: at once in memory;
+// those not found there, if s has items in the Spill, when they come back.
 func (q *memQueue) dropKeys(s *siteQ, keys []string) {
 	drop := make(map[string]bool, len(keys))
 	for _, k := range keys {
@@ -406,6 +433,7 @@ func (q *memQueue) dropKeys(s *siteQ, keys []string) {
 	kept := s.items[:0]
 	for _, it := range s.items {
 		if drop[it.Key] {
+			delete(drop, it.Key)
 			q.queued--
 			q.inMem--
 		} else {
@@ -414,6 +442,14 @@ func (q *memQueue) dropKeys(s *siteQ, keys []string) {
 	}
 	clear(s.items[len(kept):])
 	s.items = kept
+	if s.spilt > 0 {
+		for k := range drop {
+			if s.gone == nil {
+				s.gone = map[string]struct{}{}
+			}
+			s.gone[k] = struct{}{}
+		}
+	}
 	if !s.waiting() {
 		q.unschedule(s)
 	}

@@ -1,20 +1,26 @@
 package boltjournal_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
 )
 
 // BenchmarkFrontierMemory reports the live heap per URL of a Frontier of
 // 100,000 URLs on 100 sites: queued (all waiting) and seen (all taken out
 // again, so only the seen set remains), in memory and with this Journal as
-// Spill (MaxInMemory 1,000), in the same run. The URLs are built before
-// the measure and dropped by the Frontier's caller.
+// Spill (MaxInMemory 1,000), in the same run, and the seconds taking them
+// out took. The URLs are built before the measure and dropped by the
+// Frontier's caller.
 func BenchmarkFrontierMemory(b *testing.B) {
 	const urls, batch = 100_000, 1000
 	raw := make([]string, urls)
@@ -25,7 +31,7 @@ func BenchmarkFrontierMemory(b *testing.B) {
 		for _, drain := range []bool{false, true} {
 			name := map[bool]string{false: "queued", true: "seen"}[drain] + map[bool]string{false: "/memory", true: "/spill"}[spill]
 			b.Run(name, func(b *testing.B) {
-				var per float64
+				var per, secs float64
 				for b.Loop() {
 					f := &crawl.Frontier{}
 					if spill {
@@ -45,11 +51,13 @@ func BenchmarkFrontierMemory(b *testing.B) {
 						f.AddAll(us, "seed")
 					}
 					if drain {
+						start := time.Now()
 						for f.Len() > 0 {
 							for _, s := range f.Sites() {
 								f.Next(s)
 							}
 						}
+						secs = time.Since(start).Seconds()
 					}
 					runtime.GC()
 					runtime.ReadMemStats(&after)
@@ -60,7 +68,89 @@ func BenchmarkFrontierMemory(b *testing.B) {
 					}
 				}
 				b.ReportMetric(per, "B/url")
+				if drain {
+					b.ReportMetric(secs, "s/drain")
+				}
 			})
 		}
+	}
+}
+
+// countingSpill is a Journal as Spill (and SeenStore) that counts its Pop
+// calls: one bbolt transaction each.
+type countingSpill struct {
+	*boltjournal.Journal
+	pops atomic.Int64
+}
+
+func (c *countingSpill) Pop(ctx context.Context, site string, n int) ([]crawl.Item, error) {
+	c.pops.Add(1)
+	return c.Journal.Pop(ctx, site, n)
+}
+
+// BenchmarkSpillDrain drains a fully spilled Frontier: 100,000 URLs on 100
+// sites queued with MaxInMemory 1,000 (99,000 of them in the Spill), then
+// leased and finished by a Crawler whose Get answers at once, with this
+// Journal as Spill only ("spill": Finish records nothing) and as Journal
+// too ("journal": each Finish is a journal step), against the same
+// Frontier all in memory ("memory") in the same run. It reports the
+// drain's seconds (the queueing aside), the Spill.Pop transactions per URL
+// and the most items in memory the Get calls saw.
+func BenchmarkSpillDrain(b *testing.B) {
+	const urls, sites, maxInMem = 100_000, 100, 1000
+	raw := make([]*url.URL, urls)
+	for i := range raw {
+		raw[i], _ = url.Parse(fmt.Sprintf("http://h%d.test/section/page-%d", i%sites, i))
+	}
+	for _, v := range []struct {
+		name           string
+		spill, journal bool
+	}{{"memory", false, false}, {"spill", true, false}, {"journal", true, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			var secs, pops float64
+			var peak int
+			for b.Loop() {
+				st, _, j := open(b, filepath.Join(b.TempDir(), "state.db"))
+				sp := &countingSpill{Journal: j}
+				f, inMem := &crawl.Frontier{}, urls
+				if v.spill {
+					f.Spill, f.MaxInMemory, inMem = sp, maxInMem, maxInMem
+				}
+				if v.journal {
+					f.Journal = j
+				}
+				for i := 0; i < urls; i += maxInMem {
+					f.AddAll(raw[i:i+maxInMem], "seed")
+				}
+				if f.InMemory() != inMem {
+					b.Fatalf("%d items in memory before the drain; want %d", f.InMemory(), inMem)
+				}
+				var mu sync.Mutex
+				c := &crawl.Crawler{Frontier: f, Parallel: 8,
+					Get: func(context.Context, crawl.Item) crawl.Page {
+						n := f.InMemory()
+						mu.Lock()
+						peak = max(peak, n)
+						mu.Unlock()
+						return crawl.Page{Status: 200, Outcome: "ok"}
+					}}
+				start := time.Now()
+				if err := c.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				secs = time.Since(start).Seconds()
+				pops = float64(sp.pops.Load()) / urls
+				if c.Done() != urls || f.Len() != 0 {
+					b.Fatalf("drained %d, %d left; want %d, 0", c.Done(), f.Len(), urls)
+				}
+				if err := f.Err(); err != nil {
+					b.Fatal(err)
+				}
+				st.Close()
+			}
+			b.ReportMetric(secs, "s/drain")
+			b.ReportMetric(pops, "pops/url")
+			b.ReportMetric(float64(peak), "max-in-memory")
+		})
 	}
 }

@@ -49,6 +49,7 @@ type Journal struct {
 	db    *bolt.DB
 	stage *boltstate.Stage
 	done  fetch.FetchedSet // the committed marks
+	spill spillHeads
 }
 
 var _ crawl.Journal = (*Journal)(nil)
@@ -118,13 +119,7 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 	}
 	// The spilled items of an earlier frontier are in the queue loaded
 	// above: the spill starts empty.
-	err = j.db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(SpillBucket) == nil {
-			return nil
-		}
-		return tx.DeleteBucket(SpillBucket)
-	})
-	if err != nil {
+	if err := j.clearSpill(); err != nil {
 		return nil, nil, fmt.Errorf("boltjournal: %w", err)
 	}
 	if len(items) == 0 {

@@ -33,13 +33,15 @@ func spilled(t *testing.T, db *bolt.DB) int {
 }
 
 // With MaxInMemory 3, a frontier of 2 sites × 10 URLs keeps 3 in memory and
-// 17 in the file; every URL comes out once, each site in its order, and
-// never more than 3 are in memory.
+// 17 in the file; every URL comes out once, each site in its order, in
+// batches of 3 (at most 6 Pops: 8 and 9 spilled), and never more than
+// 3 + 3 per site are in memory.
 func TestSpill_BoundedMemory(t *testing.T) {
-	const max, sites, each = 3, 2, 10
+	const max, sites, each, pops = 3, 2, 10, 6
 	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
 	defer st.Close()
-	f := &crawl.Frontier{Journal: j, Spill: j, MaxInMemory: max}
+	sp := &countingSpill{Journal: j}
+	f := &crawl.Frontier{Journal: j, Spill: sp, MaxInMemory: max}
 	for i := range each {
 		for s := range sites {
 			if !f.Add(mustURL(t, fmt.Sprintf("http://s%d.test/%d", s, i)), 0, "seed") {
@@ -71,13 +73,21 @@ func TestSpill_BoundedMemory(t *testing.T) {
 			}
 			next[s]++
 			got++
-			if f.InMemory() > max {
-				t.Fatalf("%d items in memory; bound %d", f.InMemory(), max)
+			if f.InMemory() > max+max*sites {
+				t.Fatalf("%d items in memory; bound %d", f.InMemory(), max+max*sites)
 			}
 		}
 	}
-	if got != sites*each || spilled(t, st.DB) != 0 || f.Err() != nil {
-		t.Errorf("took %d items, %d left spilled, err %v; want %d, 0, nil", got, spilled(t, st.DB), f.Err(), sites*each)
+	if got != sites*each || f.Err() != nil {
+		t.Errorf("took %d items, err %v; want %d, nil", got, f.Err(), sites*each)
+	}
+	for s := range sites {
+		if its, err := j.Pop(context.Background(), fmt.Sprintf("http://s%d.test", s), 10); len(its) != 0 || err != nil {
+			t.Errorf("Pop after the drain = %d items, %v; want none", len(its), err)
+		}
+	}
+	if n := sp.pops.Load(); n == 0 || n > pops {
+		t.Errorf("%d Pops; want 1 to %d", n, pops)
 	}
 }
 
@@ -193,5 +203,114 @@ func TestSpill_SeenSetInTheFile(t *testing.T) {
 	}
 	if n < urls-1024 {
 		t.Errorf("%d keys in the seen bucket; want at least %d (all but the last batch)", n, urls-1024)
+	}
+}
+
+func spillItems(t *testing.T, site string, from, to int) []crawl.Item {
+	t.Helper()
+	var out []crawl.Item
+	for i := from; i < to; i++ {
+		raw := fmt.Sprintf("%s/%d", site, i)
+		out = append(out, crawl.Item{URL: mustURL(t, raw), Key: raw, Site: site})
+	}
+	return out
+}
+
+// A Pop only reads the file: the items popped are deleted in one
+// transaction once SpillDeleteEvery of them wait, or with their site's
+// next Push.
+func TestSpill_PopDeletesInBulk(t *testing.T) {
+	const site, batch = "http://a.test", 64
+	ctx := context.Background()
+	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+	defer st.Close()
+	total := boltjournal.SpillDeleteEvery + 1000
+	if err := j.Push(ctx, site, spillItems(t, site, 0, total)); err != nil {
+		t.Fatal(err)
+	}
+	popped, deleted := 0, false
+	for popped < total {
+		before := spilled(t, st.DB)
+		its, err := j.Pop(ctx, site, batch)
+		if err != nil || len(its) == 0 {
+			t.Fatalf("Pop = %d items, %v after %d of %d", len(its), err, popped, total)
+		}
+		if want := fmt.Sprintf("%s/%d", site, popped); its[0].Key != want {
+			t.Fatalf("Pop's first item %s; want %s", its[0].Key, want)
+		}
+		after := spilled(t, st.DB)
+		switch {
+		case popped >= boltjournal.SpillDeleteEvery && !deleted:
+			if after != total-popped {
+				t.Fatalf("%d items in the file after %d of %d popped; want the %d popped deleted", after, popped, total, popped)
+			}
+			deleted = true
+		case after != before:
+			t.Fatalf("Pop %d changed the file from %d to %d items", popped/batch, before, after)
+		}
+		popped += len(its)
+	}
+	if !deleted {
+		t.Fatal("the popped items were never deleted")
+	}
+	if err := j.Push(ctx, site, spillItems(t, site, total, total+1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := spilled(t, st.DB); n != 1 {
+		t.Errorf("%d items in the file after a Push; want the pushed one", n)
+	}
+	if its, _ := j.Pop(ctx, site, batch); len(its) != 1 || its[0].Key != fmt.Sprintf("%s/%d", site, total) {
+		t.Errorf("Pop after the Push = %d items; want the pushed one", len(its))
+	}
+}
+
+// The spill pops only the items its Journal pushed since it was made or
+// loaded: not those an earlier Journal on the file left (a crawl stopped
+// without Load), nor those Load emptied.
+func TestSpill_PopsOnlyItsOwn(t *testing.T) {
+	const site = "http://a.test"
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		before func(t *testing.T, path string) (*boltjournal.Journal, func())
+	}{
+		{"earlier journal", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
+			st, _, j := open(t, path)
+			if err := j.Push(ctx, site, spillItems(t, site, 100, 103)); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			st2, _, j2 := open(t, path)
+			return j2, func() { st2.Close() }
+		}},
+		{"after Load", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
+			st, _, j := open(t, path)
+			if err := j.Push(ctx, site, spillItems(t, site, 100, 105)); err != nil {
+				t.Fatal(err)
+			}
+			if its, err := j.Pop(ctx, site, 3); len(its) != 3 || err != nil {
+				t.Fatalf("Pop = %d items, %v; want 3", len(its), err)
+			}
+			if _, _, err := j.Load(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return j, func() { st.Close() }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, done := tc.before(t, filepath.Join(t.TempDir(), "state.db"))
+			defer done()
+			if err := j.Push(ctx, site, spillItems(t, site, 0, 2)); err != nil {
+				t.Fatal(err)
+			}
+			its, err := j.Pop(ctx, site, 10)
+			if err != nil || len(its) != 2 || its[0].Key != site+"/0" || its[1].Key != site+"/1" {
+				var got []string
+				for _, it := range its {
+					got = append(got, it.Key)
+				}
+				t.Errorf("Pop = %v, %v; want the 2 items pushed since", got, err)
+			}
+		})
 	}
 }

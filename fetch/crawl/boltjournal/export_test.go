@@ -1,0 +1,4 @@
+package boltjournal
+
+// SpillDeleteEvery is spillDeleteEvery, for the tests.
+const SpillDeleteEvery = spillDeleteEvery
