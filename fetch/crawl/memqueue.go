@@ -392,8 +392,11 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 	}
 	gone := step.DropSite
 	for _, k := range step.Done {
-		q.seen.add(k)
-		gone = gone || k == it.Key
+		if k == it.Key {
+			gone = true // seen since it was queued
+		} else {
+			q.seen.add(k)
+		}
 	}
 	for _, k := range step.Dropped {
 		gone = gone || k == it.Key
