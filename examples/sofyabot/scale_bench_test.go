@@ -33,8 +33,9 @@ import (
 // 100 ms floor and 50 ms jitter, following links, no state file, no output.
 // Each reports the pages per second of a measured window against the
 // ceiling Σ 1/(max(100 ms, Crawl-delay) + 25 ms (the mean jitter) +
-// latency), its CPU time per request (this process: the web is another),
-// and the web's count of violations (it fails on any):
+// latency), its CPU time per request (this process: the web is another;
+// web-cpu-µs/req is the web's own, serving sofyabot), and the web's count
+// of violations (it fails on any):
 //
 //	go test ./examples/sofyabot -run '^$' -bench SofyaManyHosts -benchtime 1x -count 3
 //
@@ -91,6 +92,7 @@ func benchSofya(b *testing.B, hosts int) {
 		b.ReportMetric(sofy.rate/lib.rate, "sofya/lib")
 		b.ReportMetric(sofy.cpu, "cpu-µs/req")
 		b.ReportMetric(lib.cpu, "lib-cpu-µs/req")
+		b.ReportMetric(sofy.webCPU, "web-cpu-µs/req")
 		b.ReportMetric(float64(sofy.violations), "violations")
 		if sofy.violations+lib.violations != 0 {
 			b.Errorf("politeness violations: sofyabot %d, library %d", sofy.violations, lib.violations)
@@ -106,8 +108,8 @@ type run func(ctx context.Context, tr *http.Transport, prefix string)
 // measured is one crawl's window: pages per second, CPU microseconds per
 // request (page or robots.txt) and violations over the whole crawl.
 type measured struct {
-	rate, cpu  float64
-	violations int64
+	rate, cpu, webCPU float64
+	violations        int64
 }
 
 // measure runs crawl for benchWarm + benchWindow and measures the window.
@@ -131,7 +133,9 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 		b.Fatalf("%s: no pages fetched in the window", prefix)
 	}
 	return measured{rate: float64(got.Pages) / end.Sub(start).Seconds(),
-		cpu: float64((cpu1 - cpu0).Microseconds()) / float64(got.Requests()), violations: after.Violations()}
+		cpu:        float64((cpu1 - cpu0).Microseconds()) / float64(got.Requests()),
+		webCPU:     float64(got.CPU.Microseconds()) / float64(got.Requests()),
+		violations: after.Violations()}
 }
 
 // cpuTime is this process's CPU time so far (user + system).

@@ -53,6 +53,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -153,6 +154,10 @@ type Stats struct {
 	// (not a violation: a refetch; a crawl that fetches each page once
 	// has none).
 	Repeats int64
+	// CPU is the web process's CPU time (user and system) when the
+	// counts were taken, for all prefixes: between two snapshots, what
+	// serving cost the web.
+	CPU time.Duration
 }
 
 // Violations is the sum of the politeness violations.
@@ -167,7 +172,7 @@ func (s Stats) Sub(o Stats) Stats {
 		Pages: s.Pages - o.Pages, Robots: s.Robots - o.Robots, Conns: s.Conns - o.Conns,
 		Overlaps: s.Overlaps - o.Overlaps, ShortGaps: s.ShortGaps - o.ShortGaps,
 		BeforeRobots: s.BeforeRobots - o.BeforeRobots, Denied: s.Denied - o.Denied,
-		Repeats: s.Repeats - o.Repeats,
+		Repeats: s.Repeats - o.Repeats, CPU: s.CPU - o.CPU,
 	}
 }
 
@@ -425,6 +430,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		st := *s.statsLocked(r.URL.Query().Get("prefix"))
 		s.mu.Unlock()
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+			st.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 		_ = json.NewEncoder(w).Encode(st)
 		return
 	}

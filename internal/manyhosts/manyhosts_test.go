@@ -94,7 +94,11 @@ func TestWeb_CountsEachViolationKind(t *testing.T) {
 	if bad.Violations() < 4 {
 		t.Fatalf("Violations() = %d, want at least 4", bad.Violations())
 	}
-	if again := web.Stats(t, "good"); again != good {
+	again := web.Stats(t, "good")
+	if again.CPU <= good.CPU {
+		t.Errorf("the web's CPU time did not grow while it served the rude prefix: %v, was %v", again.CPU, good.CPU)
+	}
+	if again.CPU = good.CPU; again != good {
 		t.Fatalf("one prefix's requests changed another's counts: %+v, was %+v", again, good)
 	}
 }
