@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,6 +20,17 @@ import (
 func TestDemo_AllPromisesKept(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo runs on loopback in real (scaled) time")
+	}
+	// Without redis-server the demo skips its fleet step, narrating C3
+	// and S8 there as kept by configuration: allowed on a developer's
+	// machine, a failure under CI (which installs it).
+	fleet := true
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if testenv.CI() {
+			testenv.Missing(t, "redis-server is not on PATH: the demo's fleet step needs it")
+		}
+		fleet = false
+		t.Log("redis-server is not on PATH: the fleet step's C3 and S8 may be narrated as config (with CI set this fails)")
 	}
 	dir := t.TempDir()
 	out := bottest.RunWith(t, demo.Run, nil, 0, "-out", dir, "-scale", "0.05")
@@ -43,7 +55,7 @@ func TestDemo_AllPromisesKept(t *testing.T) {
 			t.Errorf("promise %s not narrated", id)
 		}
 		for _, s := range got {
-			if s != want {
+			if s != want && (fleet || s != "config" || (id != "C3" && id != "S8")) {
 				t.Errorf("promise %s narrated as %q, want %q", id, s, want)
 			}
 		}
@@ -62,7 +74,11 @@ func TestDemo_AllPromisesKept(t *testing.T) {
 			t.Errorf("the demo does not narrate %q as kept:\n%s", want, out.Stdout)
 		}
 	}
-	if !strings.Contains(out.Stdout, "0 broken; 3 more kept by configuration") {
+	summary := "0 broken; 3 more kept by configuration"
+	if !fleet {
+		summary = "0 broken; 5 more kept by configuration"
+	}
+	if !strings.Contains(out.Stdout, summary) {
 		t.Errorf("summary line:\n%s", out.Stdout)
 	}
 	tl, err := os.ReadFile(filepath.Join(dir, "timeline.html"))

@@ -154,12 +154,12 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 		// No delay: two workers for 8 sites of 6 requests of 100 ms.
 		{parallel: 2, sites: 8, delay: -1, want: 8 * 6 * 100 * time.Millisecond / 2},
 		{parallel: 8, sites: 8, delay: -1, want: 6 * 100 * time.Millisecond},
-		// Parallel 0: 64 workers; 600 requests of 100 ms, 64 at a time,
-		// take at least 10 rounds. Which sites a worker takes when 64
-		// finish at one instant depends on the order they finish in, and
-		// a schedule that serves each site's 6 requests one after the
-		// other may then need an 11th round.
-		{parallel: 0, sites: 100, delay: -1, want: time.Second, slack: 100 * time.Millisecond},
+		// Parallel 0: 256 workers; 3,072 requests of 100 ms, 256 at a
+		// time, take at least 12 rounds. Which sites a worker takes when
+		// 256 finish at one instant depends on the order they finish in,
+		// and a schedule that serves each site's 6 requests one after the
+		// other may then need a 13th round.
+		{parallel: 0, sites: 512, delay: -1, want: 1200 * time.Millisecond, slack: 100 * time.Millisecond},
 	} {
 		t.Run(fmt.Sprintf("parallel=%d,sites=%d,delay=%v", tt.parallel, tt.sites, tt.delay), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestCrawler_ParallelIsRequestsInFlight(t *testing.T) {
 				}
 				workers := tt.parallel
 				if workers == 0 {
-					workers = 64
+					workers = 256 // the promised default, not the constant
 				}
 				if most != min(workers, tt.sites) {
 					t.Errorf("at most %d requests in flight; want %d", most, min(workers, tt.sites))
