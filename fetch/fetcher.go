@@ -168,7 +168,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (p
 	if err != nil {
 		return nil, &url.Error{Op: "Get", URL: Redact(rawURL), Err: badURL(rawURL, err)}
 	}
-	key, err := normalizeURL(u)
+	key, err := normalizeURL(u, rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -273,17 +273,23 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	if err != nil {
 		return nil, err
 	}
+	// rawURL is how u writes itself when it is its own normalised form:
+	// an answer to u then keeps it as the page's FinalURL.
+	var asked *url.URL
+	if key == rawURL {
+		asked = u
+	}
 	resp, err := f.client.Do(req)
 	if err != nil {
 		if resp != nil {
-			page.setResponse(resp)
+			page.setResponse(resp, asked)
 		}
 		return page.fail(asError(err, rawURL))
 	}
 	defer resp.Body.Close()
-	page.setResponse(resp)
+	page.setResponse(resp, asked)
 	page.Usage = f.chain.pageUsage(resp)
-	body, err := readAll(resp.Body, bodySize(resp))
+	body, err := readBody(resp)
 	page.Body = body
 	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())
 	if err != nil {
@@ -293,7 +299,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	finalKey := key // no redirect: the request still has u
 	if resp.Request.URL != u {
-		finalKey, _ = normalizeURL(resp.Request.URL)
+		finalKey, _ = normalizeURL(resp.Request.URL, "")
 	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusNotModified:
@@ -330,10 +336,13 @@ func newGet(ctx context.Context, u *url.URL) (*http.Request, error) {
 	return req, nil
 }
 
-func (p *Page) setResponse(resp *http.Response) {
+// setResponse sets the page's status, header and final URL from resp; an
+// answer to asked (nil: none) keeps the FinalURL the page has, which must
+// be how asked writes itself.
+func (p *Page) setResponse(resp *http.Response, asked *url.URL) {
 	p.Status = resp.StatusCode
 	p.Header = resp.Header
-	if resp.Request != nil && resp.Request.URL != nil {
+	if resp.Request != nil && resp.Request.URL != nil && resp.Request.URL != asked {
 		p.FinalURL = resp.Request.URL.String()
 	}
 }

@@ -5,21 +5,30 @@ import (
 	"net/http"
 )
 
-// maxSizeHint is the largest Content-Length readAll trusts to size its
+// maxSizeHint is the largest Content-Length readBody trusts to size its
 // buffer up front: a larger claim grows the buffer as the bytes arrive.
 const maxSizeHint = 256 << 10
 
-// readAll is io.ReadAll with the buffer sized up front by the body's size
-// (see bodySize; negative when unknown), plus one byte for the read
-// that meets the end: a page is read into one allocation of its size, not
-// into a buffer that grows from 512 bytes by copying. A size that is wrong
-// only costs a regrowth or a slack.
-func readAll(r io.Reader, size int64) ([]byte, error) {
-	if size < 0 || size > maxSizeHint {
+// readBody reads resp's body whole. A page is read into one allocation of
+// its size, not into a buffer that grows from 512 bytes by copying: the
+// buffer the challenge sniff read the start of the body into, when it is
+// the page's own (sniff, prefixBody.take), or else one sized by the body's
+// Content-Length, plus one byte for the read that meets the end. A size
+// that is wrong only costs a regrowth or a slack.
+func readBody(resp *http.Response) ([]byte, error) {
+	r := resp.Body
+	b := sniffed(r)
+	switch size := resp.ContentLength; {
+	case b != nil:
+	case size < 0 || size > maxSizeHint:
 		return io.ReadAll(r)
+	default:
+		b = make([]byte, 0, size+1)
 	}
-	b := make([]byte, 0, size+1)
 	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the body is longer than it said
+		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err != nil {
@@ -28,21 +37,18 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 			}
 			return b, err
 		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the body is longer than it said
-		}
 	}
 }
 
-// bodySize is the size of resp's body when it is known before reading it:
-// its Content-Length, or, for a body the challenge sniff read to its end
-// (a small page sent chunked), the bytes the sniff read; -1 otherwise.
-func bodySize(resp *http.Response) int64 {
-	if resp.ContentLength >= 0 {
-		return resp.ContentLength
+// sniffed returns the start of body that the challenge sniff read into the
+// page's own buffer, taking it over (nil if there is none): body is the
+// sniff's prefixBody, or a cancelBody around it.
+func sniffed(body io.Reader) []byte {
+	if cb, ok := body.(*cancelBody); ok {
+		body = cb.ReadCloser
 	}
-	if pb, ok := resp.Body.(*prefixBody); ok && pb.err == io.EOF {
-		return int64(len(pb.head))
+	if pb, ok := body.(*prefixBody); ok {
+		return pb.take()
 	}
-	return -1
+	return nil
 }

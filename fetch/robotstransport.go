@@ -38,7 +38,7 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// site closed, asked again after Bot.RobotsRetry), never as a file
 	// without rules (everything allowed) or a 4xx (the same).
 	pb := new(prefixBody)
-	if v := t.c.sniff(resp, pb); v.Blocked {
+	if v := t.c.sniff(resp, pb, false); v.Blocked {
 		resp.Body.Close()
 		return nil, challengeError(req.URL, resp.StatusCode, v)
 	}

@@ -27,7 +27,8 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The first hop of a Fetcher's Get was admitted before the Get waited
 	// for the host's gap (Fetcher.admit): not again.
-	admitted := req.Response == nil && admittedURL(req.Context()) == req.URL
+	get := fetcherGet(req.Context()) // nil: not a Fetcher's Get
+	admitted := req.Response == nil && get != nil && get.admitted == req.URL
 	if !admitted {
 		if err := c.admitURL(req.URL); err != nil {
 			closeBody(req)
@@ -101,7 +102,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
 	resp.Request = out
-	if err := c.inspect(resp, &bctx.pre); err != nil {
+	if err := c.inspect(resp, &bctx.pre, get != nil); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
