@@ -248,9 +248,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	// and wait for the host's gap before building anything: a refused URL
 	// does not wait, and a Get waiting for its turn holds its URL, not a
 	// request. The chain does not check the first request again.
+	var rules *robots.Robots // the robots.txt copy that admitted u
 	err := f.chain.admitURL(u)
 	if err == nil {
-		err = f.chain.admitSite(ctx, u)
+		rules, err = f.chain.admitSite(ctx, u)
 	}
 	if err == nil {
 		if err = f.chain.pol.Wait(ctx, u); err != nil {
@@ -288,7 +289,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp, asked)
-	page.Usage = f.chain.pageUsage(resp)
+	if resp.Request.URL != u {
+		rules = nil // redirected: the final URL's copy is looked up
+	}
+	page.Usage = f.chain.pageUsage(resp, rules)
 	body, err := readBody(resp)
 	page.Body = body
 	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())

@@ -83,6 +83,7 @@ func (b *robotsTee) stash() {
 			b.c.pending = map[string]*robots.Robots{}
 		}
 		b.c.pending[b.key] = r
+		b.c.npending.Store(int32(len(b.c.pending)))
 		b.c.mu.Unlock()
 	}
 }
