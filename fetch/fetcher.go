@@ -269,7 +269,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
 		}
 	}
-	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v, admitted: u})
+	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u}}
 	req, err := newGet(ctx, u)
 	if err != nil {
 		return nil, err

@@ -329,6 +329,20 @@ type conditional struct {
 
 type validatorsKey struct{}
 
+// getCtx is context.WithValue(ctx, validatorsKey{}, &cond), in one
+// allocation.
+type getCtx struct {
+	context.Context
+	cond conditional
+}
+
+func (c *getCtx) Value(key any) any {
+	if key == (validatorsKey{}) {
+		return &c.cond
+	}
+	return c.Context.Value(key)
+}
+
 // fetcherGet returns the conditional of ctx's Get when ctx is a
 // Fetcher's Get (nil otherwise).
 func fetcherGet(ctx context.Context) *conditional {
