@@ -104,12 +104,17 @@ func sniffClass(contentLength int64) int {
 // for a body that ended, anything else (io.ErrUnexpectedEOF for a body cut
 // short of its Content-Length or its last chunk) for one that did not.
 //
-// With own set (a Fetcher's Get, which reads the whole body), the buffer is
-// not pooled but the page body's own: for a Content-Length of at most
-// maxSizeHint it holds the whole body and one byte more, and Get reads the
+// With own set (a Fetcher's Get, which reads the whole body) and a
+// Content-Length of at most maxSizeHint, the buffer is not pooled but the
+// page body's own, of the body's length and one byte more: Get reads the
 // rest of the body after the bytes sniffed, in the same buffer
-// (prefixBody.take), instead of copying them out.
+// (prefixBody.take), instead of copying them out. A body of unknown length
+// is sniffed in a pooled buffer still, and copied out into one of its
+// exact size when the sniff read it to its end (bodySize): an own buffer
+// would have to be of a pooled size, and the bytes allocated beyond the
+// page cost a crawl more (in garbage collection) than the copy.
 func (c *chain) sniff(resp *http.Response, pb *prefixBody, own bool) challenge.Verdict {
+	own = own && resp.ContentLength >= 0 && resp.ContentLength <= maxSizeHint
 	var bp *[]byte // buf's pool entry; nil for a buffer of the page's own
 	// grow returns a buffer of size bytes that starts with old[:n].
 	grow := func(old []byte, n, size int) []byte {
@@ -127,7 +132,7 @@ func (c *chain) sniff(resp *http.Response, pb *prefixBody, own bool) challenge.V
 		return *next
 	}
 	size := sniffSizes[sniffClass(resp.ContentLength)]
-	if own && resp.ContentLength >= 0 && resp.ContentLength <= maxSizeHint {
+	if own {
 		size = int(resp.ContentLength) + 1 // the whole body and the read that meets its end
 	}
 	buf := grow(nil, 0, size)

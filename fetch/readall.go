@@ -12,13 +12,16 @@ const maxSizeHint = 256 << 10
 // readBody reads resp's body whole. A page is read into one allocation of
 // its size, not into a buffer that grows from 512 bytes by copying: the
 // buffer the challenge sniff read the start of the body into, when it is
-// the page's own (sniff, prefixBody.take), or else one sized by the body's
-// Content-Length, plus one byte for the read that meets the end. A size
-// that is wrong only costs a regrowth or a slack.
+// the page's own (sniff, prefixBody.take), or else one sized by bodySize,
+// plus one byte for the read that meets the end. A size that is wrong only
+// costs a regrowth or a slack.
 func readBody(resp *http.Response) ([]byte, error) {
 	r := resp.Body
-	b := sniffed(r)
-	switch size := resp.ContentLength; {
+	var b []byte
+	if pb := prefixOf(r); pb != nil {
+		b = pb.take()
+	}
+	switch size := bodySize(resp); {
 	case b != nil:
 	case size < 0 || size > maxSizeHint:
 		return io.ReadAll(r)
@@ -40,15 +43,25 @@ func readBody(resp *http.Response) ([]byte, error) {
 	}
 }
 
-// sniffed returns the start of body that the challenge sniff read into the
-// page's own buffer, taking it over (nil if there is none): body is the
-// sniff's prefixBody, or a cancelBody around it.
-func sniffed(body io.Reader) []byte {
+// prefixOf returns the challenge sniff's prefixBody that body is, or that
+// a cancelBody wraps; nil if there is none.
+func prefixOf(body io.Reader) *prefixBody {
 	if cb, ok := body.(*cancelBody); ok {
 		body = cb.ReadCloser
 	}
-	if pb, ok := body.(*prefixBody); ok {
-		return pb.take()
+	pb, _ := body.(*prefixBody)
+	return pb
+}
+
+// bodySize is the size of resp's body when it is known before reading it:
+// its Content-Length, or, for a body the challenge sniff read to its end
+// (a small page sent chunked), the bytes the sniff read; -1 otherwise.
+func bodySize(resp *http.Response) int64 {
+	if resp.ContentLength >= 0 {
+		return resp.ContentLength
 	}
-	return nil
+	if pb := prefixOf(resp.Body); pb != nil && pb.err == io.EOF {
+		return int64(len(pb.head))
+	}
+	return -1
 }
