@@ -311,10 +311,11 @@ func BenchmarkRatio(b *testing.B) {
 	}
 }
 
-// BenchmarkRatioInMemory runs BenchmarkBareInMemory's and
-// BenchmarkComposedInMemory's requests in alternating blocks and reports the
-// chain's own CPU per request (composed minus bare), steadier than the two
-// benchmarks apart:
+// BenchmarkRatioInMemory runs BenchmarkBareInMemory's,
+// BenchmarkComposedInMemory's and BenchmarkFetcherInMemory's requests in
+// alternating blocks and reports the chain's own CPU per request (composed
+// minus bare) and what a Fetcher.Get costs over a bare client's request
+// (get minus bare, and get/bare), steadier than the benchmarks apart:
 //
 //	go test -run '^$' -bench RatioInMemory -benchtime 400000x -count 5 ./fetch
 func BenchmarkRatioInMemory(b *testing.B) {
@@ -322,29 +323,40 @@ func BenchmarkRatioInMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clients := []*http.Client{{Transport: cannedBase()}, comp}
-	get := func(c *http.Client) {
-		req, err := http.NewRequest(http.MethodGet, "http://bench.test/page", nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+	f, err := fetch.NewFetcher(benchBot(cannedBase()))
+	if err != nil {
+		b.Fatal(err)
 	}
-	for _, c := range clients {
-		get(c) // warm: robots.txt
+	const url = "http://bench.test/page"
+	get := func(c *http.Client) func() {
+		return func() {
+			req, err := http.NewRequest(http.MethodGet, url, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	gets := []func(){get(&http.Client{Transport: cannedBase()}), get(comp), func() {
+		if _, err := f.Get(context.Background(), url); err != nil {
+			b.Fatal(err)
+		}
+	}}
+	for _, g := range gets {
+		g() // warm: robots.txt
 	}
 	const block = 100
-	var cpu [2]time.Duration
+	var cpu [3]time.Duration
 	for i := 0; i < b.N; i += block {
-		for j, c := range clients {
+		for j, g := range gets {
 			t0 := cpuTime()
 			for range block {
-				get(c)
+				g()
 			}
 			cpu[j] += cpuTime() - t0
 		}
@@ -353,5 +365,7 @@ func BenchmarkRatioInMemory(b *testing.B) {
 		n := float64(b.N)
 		b.ReportMetric(float64(cpu[0])/n, "bare-ns/op")
 		b.ReportMetric(float64(cpu[1]-cpu[0])/n, "chain-ns/op")
+		b.ReportMetric(float64(cpu[2]-cpu[0])/n, "get-ns/op")
+		b.ReportMetric(float64(cpu[2])/float64(cpu[0]), "get/bare")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goodbot-go/goodbot/challenge"
@@ -101,8 +102,9 @@ type chain struct {
 	inner http.RoundTripper     // politeness -> signing -> limits -> base
 	outer http.RoundTripper     // checks -> robots -> headers -> inner
 
-	mu      sync.Mutex                // guards pending
-	pending map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
+	mu       sync.Mutex                // guards pending
+	pending  map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
+	npending atomic.Int32              // len(pending), stored under mu: read without it, no lock while none waits
 }
 
 // crawlDelay is the politeness Transport's CrawlDelay: the cached robots.txt
@@ -110,16 +112,17 @@ type chain struct {
 // computed before the cache stores it).
 func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
 	r, ok := c.robots.Cached(u)
-	c.mu.Lock()
-	if len(c.pending) > 0 {
+	if c.npending.Load() > 0 {
 		key := politeness.HostKey(u)
+		c.mu.Lock()
 		if ok {
 			delete(c.pending, key)
+			c.npending.Store(int32(len(c.pending)))
 		} else {
 			r, ok = c.pending[key]
 		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	if !ok {
 		return 0, false
 	}

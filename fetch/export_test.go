@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/url"
 )
 
 // BaseTransportWithLookup returns the base transport fetch builds for bot
@@ -63,4 +64,15 @@ func BaseDial(ctx context.Context, client *http.Client, addr string) (conn net.C
 	}
 	conn, err = t.DialContext(ctx, "tcp", addr)
 	return conn, err, true
+}
+
+// NormalizeParsed is Normalize of u without the string u was parsed from:
+// the key is always built.
+func NormalizeParsed(u *url.URL) (string, error) { return normalizeURL(u, "") }
+
+// PlainHostAuthority reports whether plainHost takes u.Host as its own site
+// key's spelling, and the spelling authority gives.
+func PlainHostAuthority(u *url.URL) (plain bool, host string, ok bool) {
+	host, ok = authority(u)
+	return plainHost(u), host, ok
 }

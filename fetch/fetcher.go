@@ -168,7 +168,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string, opts ...GetOptions) (p
 	if err != nil {
 		return nil, &url.Error{Op: "Get", URL: Redact(rawURL), Err: badURL(rawURL, err)}
 	}
-	key, err := normalizeURL(u)
+	key, err := normalizeURL(u, rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +248,10 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	// and wait for the host's gap before building anything: a refused URL
 	// does not wait, and a Get waiting for its turn holds its URL, not a
 	// request. The chain does not check the first request again.
+	var rules *robots.Robots // the robots.txt copy that admitted u
 	err := f.chain.admitURL(u)
 	if err == nil {
-		err = f.chain.admitSite(ctx, u)
+		rules, err = f.chain.admitSite(ctx, u)
 	}
 	if err == nil {
 		if err = f.chain.pol.Wait(ctx, u); err != nil {
@@ -268,22 +269,31 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
 		}
 	}
-	ctx = context.WithValue(ctx, validatorsKey{}, &conditional{url: key, v: v, admitted: u})
+	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u}}
 	req, err := newGet(ctx, u)
 	if err != nil {
 		return nil, err
 	}
+	// rawURL is how u writes itself when it is its own normalised form:
+	// an answer to u then keeps it as the page's FinalURL.
+	var asked *url.URL
+	if key == rawURL {
+		asked = u
+	}
 	resp, err := f.client.Do(req)
 	if err != nil {
 		if resp != nil {
-			page.setResponse(resp)
+			page.setResponse(resp, asked)
 		}
 		return page.fail(asError(err, rawURL))
 	}
 	defer resp.Body.Close()
-	page.setResponse(resp)
-	page.Usage = f.chain.pageUsage(resp)
-	body, err := readAll(resp.Body, bodySize(resp))
+	page.setResponse(resp, asked)
+	if resp.Request.URL != u {
+		rules = nil // redirected: the final URL's copy is looked up
+	}
+	page.Usage = f.chain.pageUsage(resp, rules)
+	body, err := readBody(resp)
 	page.Body = body
 	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())
 	if err != nil {
@@ -293,7 +303,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	finalKey := key // no redirect: the request still has u
 	if resp.Request.URL != u {
-		finalKey, _ = normalizeURL(resp.Request.URL)
+		finalKey, _ = normalizeURL(resp.Request.URL, "")
 	}
 	switch s := resp.StatusCode; {
 	case s == http.StatusNotModified:
@@ -330,10 +340,13 @@ func newGet(ctx context.Context, u *url.URL) (*http.Request, error) {
 	return req, nil
 }
 
-func (p *Page) setResponse(resp *http.Response) {
+// setResponse sets the page's status, header and final URL from resp; an
+// answer to asked (nil: none) keeps the FinalURL the page has, which must
+// be how asked writes itself.
+func (p *Page) setResponse(resp *http.Response, asked *url.URL) {
 	p.Status = resp.StatusCode
 	p.Header = resp.Header
-	if resp.Request != nil && resp.Request.URL != nil {
+	if resp.Request != nil && resp.Request.URL != nil && resp.Request.URL != asked {
 		p.FinalURL = resp.Request.URL.String()
 	}
 }

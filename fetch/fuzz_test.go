@@ -13,8 +13,13 @@ import (
 
 // Normalize never panics, fails only with ErrBadURL, is idempotent, and
 // keeps the URL's site: the site key of Normalize(u) is the site key of u.
+// Its shortcuts change nothing: a host taken as already canonical is the
+// one the site key gives, the key is the one built from the parsed URL, and
+// a URL that is its own key writes itself back unchanged.
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"http://a.test/", "HTTP://A.test:80/./x/../y?q=%7e#f", "https://[::1]:443/%2f%zz", "http://a.test./..", "ftp://x", "http://u@x/",
+	for _, s := range []string{"http://a.test/", "http://a.test/p/1?x=1", "http://a.test:8080/p", "HTTP://a.test:80/",
+		"https://a.test:443/", "http://a.test:0443/", "http://a.test?q", "http://a.test/?", "http://a.test/#", "http://127.0.0.1:9/x",
+		"http://a.test/%7e", "http://a.test/a%2Fb", "http://a.test/a|b", "http://a.test/ä", "http://-a-.test/x", "http://a.test/./p", "HTTP://A.test:80/./x/../y?q=%7e#f", "https://[::1]:443/%2f%zz", "http://a.test./..", "ftp://x", "http://u@x/",
 		"http://h.example/?a #top", "http://h.example/?a\u00a0", "http://EXAMPLE.com.:080/", "http://blocked。example/", "http://ｅｘａｍｐｌｅ.com/",
 		"https://bücher.example/p", "http://[fe80::1%25en0]/", "http://[::ffff:127.0.0.1]/", "http://My_Host.Example/", "http://xn--xn--xn--:080/"} {
 		f.Add(s)
@@ -41,6 +46,15 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if k, nk := politeness.HostKey(u), politeness.HostKey(nu); k != nk {
 			t.Fatalf("Normalize(%q) = %q moved the site key from %s to %s", s, n, k, nk)
+		}
+		if plain, host, ok := fetch.PlainHostAuthority(u); plain && (!ok || host != u.Host) {
+			t.Fatalf("%q: host %q taken as canonical, but the site key spells it %q (%v)", s, u.Host, host, ok)
+		}
+		if built, err := fetch.NormalizeParsed(u); err != nil || built != n {
+			t.Fatalf("Normalize(%q) = %q, but the key built from the parsed URL is %q, %v", s, n, built, err)
+		}
+		if n == strings.TrimSpace(s) && u.String() != n {
+			t.Fatalf("%q is its own key but writes itself as %q", n, u.String())
 		}
 	})
 }

@@ -14,13 +14,13 @@ import (
 
 // inspect turns challenge pages and, for HTML-only bots, other content
 // types into errors. It runs above politeness, so that the pacing sees the
-// answer as it came.
-func (c *chain) inspect(resp *http.Response, pb *prefixBody) error {
+// answer as it came. own is sniff's: the body is read whole by a Fetcher.
+func (c *chain) inspect(resp *http.Response, pb *prefixBody, own bool) error {
 	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusNotModified ||
 		(resp.StatusCode >= 300 && resp.StatusCode < 400) {
 		return nil
 	}
-	if v := c.sniff(resp, pb); v.Blocked {
+	if v := c.sniff(resp, pb, own); v.Blocked {
 		return challengeError(resp.Request.URL, resp.StatusCode, v)
 	}
 	if c.htmlOnly && resp.StatusCode >= 200 && resp.StatusCode < 300 && !isMachineFile(resp.Request.Context()) {
@@ -103,31 +103,55 @@ func sniffClass(contentLength int64) int {
 // fills it. The read's error comes back after those bytes as it was: io.EOF
 // for a body that ended, anything else (io.ErrUnexpectedEOF for a body cut
 // short of its Content-Length or its last chunk) for one that did not.
-func (c *chain) sniff(resp *http.Response, pb *prefixBody) challenge.Verdict {
-	class := sniffClass(resp.ContentLength)
-	bp := getSniffBuf(class)
-	n, err := readFull(resp.Body, *bp)
-	for err == nil && class < len(sniffSizes)-1 { // full, and the body may go on
-		class++
-		next := getSniffBuf(class)
-		copy(*next, (*bp)[:n])
-		putSniffBuf(bp)
+//
+// With own set (a Fetcher's Get, which reads the whole body) and a
+// Content-Length of at most maxSizeHint, the buffer is not pooled but the
+// page body's own, of the body's length and one byte more: Get reads the
+// rest of the body after the bytes sniffed, in the same buffer
+// (prefixBody.take), instead of copying them out. A body of unknown length
+// is sniffed in a pooled buffer still, and copied out into one of its
+// exact size when the sniff read it to its end (bodySize): an own buffer
+// would have to be of a pooled size, and the bytes allocated beyond the
+// page cost a crawl more (in garbage collection) than the copy.
+func (c *chain) sniff(resp *http.Response, pb *prefixBody, own bool) challenge.Verdict {
+	own = own && resp.ContentLength >= 0 && resp.ContentLength <= maxSizeHint
+	var bp *[]byte // buf's pool entry; nil for a buffer of the page's own
+	// grow returns a buffer of size bytes that starts with old[:n].
+	grow := func(old []byte, n, size int) []byte {
+		if own {
+			next := make([]byte, size)
+			copy(next, old[:n])
+			return next
+		}
+		next := getSniffBuf(sniffClass(int64(size) - 1))
+		copy(*next, old[:n])
+		if bp != nil {
+			putSniffBuf(bp)
+		}
 		bp = next
+		return *next
+	}
+	size := sniffSizes[sniffClass(resp.ContentLength)]
+	if own {
+		size = int(resp.ContentLength) + 1 // the whole body and the read that meets its end
+	}
+	buf := grow(nil, 0, size)
+	n, err := readFull(resp.Body, buf[:min(len(buf), challenge.MaxBytes)])
+	for err == nil && n < challenge.MaxBytes { // full, and the body may go on
+		buf = grow(buf, n, sniffSizes[sniffClass(int64(len(buf)))])
 		var m int
-		m, err = readFull(resp.Body, (*bp)[n:])
+		m, err = readFull(resp.Body, buf[n:min(len(buf), challenge.MaxBytes)])
 		n += m
 	}
-	buf := *bp
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
-	if v.Blocked {
-		putSniffBuf(bp)
-		return v
-	}
-	if n == 0 {
+	if (v.Blocked || n == 0) && bp != nil {
 		putSniffBuf(bp)
 		bp = nil
 	}
-	*pb = prefixBody{buf: bp, head: buf[:n], err: err, ReadCloser: resp.Body}
+	if v.Blocked {
+		return v
+	}
+	*pb = prefixBody{buf: bp, own: own, head: buf[:n], err: err, ReadCloser: resp.Body}
 	resp.Body = pb
 	return v
 }
@@ -152,11 +176,26 @@ func readFull(r io.Reader, buf []byte) (int, error) {
 // head lives in a pooled buffer (buf), given back by the Read that empties
 // head; a body closed before that leaves the buffer to the garbage
 // collector (Close may run alongside a Read, so it does not touch them).
+// When own is set, head is the start of the page body's own buffer, for
+// take.
 type prefixBody struct {
 	buf  *[]byte // nil once given back
+	own  bool
 	head []byte
 	err  error
 	io.ReadCloser
+}
+
+// take hands over head, with the room after it in its buffer, when the
+// buffer is the page's own (nil otherwise): the body's next Read returns
+// what comes after head.
+func (b *prefixBody) take() []byte {
+	if !b.own {
+		return nil
+	}
+	h := b.head
+	b.head = nil
+	return h
 }
 
 func (b *prefixBody) Read(p []byte) (int, error) {

@@ -181,11 +181,11 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		lb = new(limitedBody)
 	}
-	left := t.maxBody
-	if left >= 0 && left < MachineFileMaxBytes && isMachineFile(req.Context()) {
-		left = MachineFileMaxBytes
+	var more int64 // what a machine file may read past the limit
+	if t.maxBody >= 0 && t.maxBody < MachineFileMaxBytes {
+		more = MachineFileMaxBytes - t.maxBody
 	}
-	*lb = limitedBody{rc: resp.Body, left: left, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
+	*lb = limitedBody{rc: resp.Body, left: t.maxBody, more: more, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	resp.Body = lb
 	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
@@ -198,6 +198,7 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 type limitedBody struct {
 	rc     io.ReadCloser
 	left   int64 // -1: no limit
+	more   int64 // added to left at the limit for a request under WithMachineFile, once
 	ctx    context.Context
 	timed  bool
 	cancel context.CancelFunc
@@ -209,6 +210,14 @@ type limitedBody struct {
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
+	}
+	if b.left == 0 && b.more > 0 {
+		// At the bot's limit: a machine file goes on to MachineFileMaxBytes
+		// (looked up only here, for the few bodies that reach the limit).
+		if isMachineFile(b.ctx) {
+			b.left = b.more
+		}
+		b.more = 0
 	}
 	if b.left == 0 {
 		// At the limit: is there more? Closing unread drops the connection.

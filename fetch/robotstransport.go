@@ -38,7 +38,7 @@ func (t *robotsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// site closed, asked again after Bot.RobotsRetry), never as a file
 	// without rules (everything allowed) or a 4xx (the same).
 	pb := new(prefixBody)
-	if v := t.c.sniff(resp, pb); v.Blocked {
+	if v := t.c.sniff(resp, pb, false); v.Blocked {
 		resp.Body.Close()
 		return nil, challengeError(req.URL, resp.StatusCode, v)
 	}
@@ -83,6 +83,7 @@ func (b *robotsTee) stash() {
 			b.c.pending = map[string]*robots.Robots{}
 		}
 		b.c.pending[b.key] = r
+		b.c.npending.Store(int32(len(b.c.pending)))
 		b.c.mu.Unlock()
 	}
 }

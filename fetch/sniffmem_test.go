@@ -43,34 +43,57 @@ func memSite(body []byte, known bool) http.RoundTripper {
 }
 
 // A body is handed over whole, whatever its size relative to the sizes of
-// the buffers it is first read into, with or without a Content-Length.
+// the buffers it is first read into, with or without a Content-Length: to
+// a client's caller, and as a Fetcher's page (whose body goes on in the
+// buffer the sniff read its start into).
 func TestSniff_BodyWholeAtEverySize(t *testing.T) {
-	sizes := []int{0, 1, 3000, 4095, 4096, 4097, 16383, 16384, 16385, 65535, 65536, 65537, 200 << 10}
+	sizes := []int{0, 1, 3000, 4095, 4096, 4097, 16383, 16384, 16385, 65535, 65536, 65537, 200 << 10, 300 << 10}
+	reads := []struct {
+		name string
+		read func(t *testing.T, bot fetch.Bot) []byte
+	}{
+		{"client", func(t *testing.T, bot fetch.Bot) []byte {
+			resp, err := mustClient(t, bot).Get("http://a.test/page")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}},
+		{"Fetcher", func(t *testing.T, bot fetch.Bot) []byte {
+			f, err := fetch.NewFetcher(bot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := f.Get(context.Background(), "http://a.test/page")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return page.Body
+		}},
+	}
 	cases := 0
-	for _, n := range sizes {
-		for _, known := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%d bytes, length known %v", n, known), func(t *testing.T) {
-				want := pageOf(n)
-				c := mustClient(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1},
-					Transport: memSite(want, known)})
-				resp, err := c.Get("http://a.test/page")
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("got %d bytes, want the %d sent (first difference at %d)", len(got), n, firstDiff(got, want))
-				}
-			})
-			cases++
+	for _, r := range reads {
+		for _, n := range sizes {
+			for _, known := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s, %d bytes, length known %v", r.name, n, known), func(t *testing.T) {
+					want := pageOf(n)
+					got := r.read(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1},
+						Transport: memSite(want, known)})
+					if !bytes.Equal(got, want) {
+						t.Errorf("got %d bytes, want the %d sent (first difference at %d)", len(got), n, firstDiff(got, want))
+					}
+				})
+				cases++
+			}
 		}
 	}
-	if cases != 26 {
-		t.Fatalf("ran %d cases, want 26", cases)
+	if cases != 56 {
+		t.Fatalf("ran %d cases, want 56", cases)
 	}
 }
 

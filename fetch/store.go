@@ -130,36 +130,66 @@ func (s *MemorySet) Has(_ context.Context, url string) (bool, error) {
 // and every spelling of one site gives one host, so the normalised URL has
 // the site key of rawURL.
 func Normalize(rawURL string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
+	raw := strings.TrimSpace(rawURL)
+	u, err := url.Parse(raw)
 	if err != nil {
 		return "", badURL(rawURL, err)
 	}
-	return normalizeURL(u)
+	return normalizeURL(u, raw)
 }
 
-func normalizeURL(u *url.URL) (string, error) {
+// normalizeURL is Normalize of u; raw, when not "", is the string u was
+// parsed from, returned itself (no string built) when it is already the
+// normalised form.
+func normalizeURL(u *url.URL, raw string) (string, error) {
 	scheme := strings.ToLower(u.Scheme)
 	if (scheme != "http" && scheme != "https") || u.Host == "" || u.User != nil {
 		return "", fmt.Errorf("%w: %s", ErrBadURL, u.Redacted())
 	}
-	host, ok := authority(u)
-	if !ok {
-		return "", fmt.Errorf("%w: %s: no host", ErrBadURL, u.Redacted())
+	host := u.Host
+	if !plainHost(u) {
+		var ok bool
+		if host, ok = authority(u); !ok {
+			return "", fmt.Errorf("%w: %s: no host", ErrBadURL, u.Redacted())
+		}
 	}
 	path := removeDotSegments(normEscapes(u.EscapedPath()))
 	if path == "" {
 		path = "/"
 	}
+	query := ""
+	if u.RawQuery != "" {
+		query = normEscapes(u.RawQuery)
+	}
+	if spells(raw, scheme, host, path, query) {
+		return raw, nil
+	}
 	var b strings.Builder
+	b.Grow(len(scheme) + len("://") + len(host) + len(path) + 1 + len(query))
 	b.WriteString(scheme)
 	b.WriteString("://")
 	b.WriteString(host)
 	b.WriteString(path)
-	if u.RawQuery != "" {
+	if query != "" {
 		b.WriteByte('?')
-		b.WriteString(normEscapes(u.RawQuery))
+		b.WriteString(query)
 	}
 	return b.String(), nil
+}
+
+// spells reports whether raw is scheme://host path, followed by ?query
+// when query is not empty.
+func spells(raw, scheme, host, path, query string) bool {
+	for _, part := range [...]string{scheme, "://", host, path} {
+		var ok bool
+		if raw, ok = strings.CutPrefix(raw, part); !ok {
+			return false
+		}
+	}
+	if query == "" {
+		return raw == ""
+	}
+	return len(raw) == 1+len(query) && raw[0] == '?' && raw[1:] == query
 }
 
 // authority returns the host and port of u's site key ([politeness.HostKey])
@@ -299,19 +329,32 @@ type conditional struct {
 
 type validatorsKey struct{}
 
-// admittedURL returns the URL the Fetcher admitted for ctx's Get, if any.
-func admittedURL(ctx context.Context) *url.URL {
-	if c, ok := ctx.Value(validatorsKey{}).(*conditional); ok {
-		return c.admitted
+// getCtx is context.WithValue(ctx, validatorsKey{}, &cond), in one
+// allocation.
+type getCtx struct {
+	context.Context
+	cond conditional
+}
+
+func (c *getCtx) Value(key any) any {
+	if key == (validatorsKey{}) {
+		return &c.cond
 	}
-	return nil
+	return c.Context.Value(key)
+}
+
+// fetcherGet returns the conditional of ctx's Get when ctx is a
+// Fetcher's Get (nil otherwise).
+func fetcherGet(ctx context.Context) *conditional {
+	c, _ := ctx.Value(validatorsKey{}).(*conditional)
+	return c
 }
 
 func (c *conditional) apply(req *http.Request) {
 	if c.v.IsZero() {
 		return
 	}
-	if k, err := normalizeURL(req.URL); err != nil || k != c.url {
+	if k, err := normalizeURL(req.URL, ""); err != nil || k != c.url {
 		return
 	}
 	if c.v.ETag != "" {

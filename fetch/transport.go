@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/goodbot-go/goodbot/robots"
 )
 
 // botTransport is the outermost layer, run once per hop.
@@ -27,7 +29,8 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The first hop of a Fetcher's Get was admitted before the Get waited
 	// for the host's gap (Fetcher.admit): not again.
-	admitted := req.Response == nil && admittedURL(req.Context()) == req.URL
+	get := fetcherGet(req.Context()) // nil: not a Fetcher's Get
+	admitted := req.Response == nil && get != nil && get.admitted == req.URL
 	if !admitted {
 		if err := c.admitURL(req.URL); err != nil {
 			closeBody(req)
@@ -62,7 +65,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = withDeadline(ctx, d)
 	}
 	if !admitted {
-		if err := c.admitSite(ctx, req.URL); err != nil {
+		if _, err := c.admitSite(ctx, req.URL); err != nil {
 			cancel()
 			closeBody(req)
 			return nil, err
@@ -101,7 +104,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	}
 	resp.Request = out
-	if err := c.inspect(resp, &bctx.pre); err != nil {
+	if err := c.inspect(resp, &bctx.pre, get != nil); err != nil {
 		resp.Body.Close()
 		return nil, err
 	}
@@ -119,24 +122,31 @@ func (c *chain) admitURL(u *url.URL) error {
 
 // admitSite applies the site's rules to a request for u that passed
 // admitURL: the payment budget, robots.txt (fetched first if need be) and
-// the usage it states.
-func (c *chain) admitSite(ctx context.Context, u *url.URL) error {
+// the usage it states. It returns the robots.txt copy that allowed u, or
+// nil when the copy changed while it decided.
+func (c *chain) admitSite(ctx context.Context, u *url.URL) (*robots.Robots, error) {
 	if c.pay != nil {
 		if err := c.pay.check(u); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := c.robots.Check(ctx, c.agent, u); err != nil {
+	r, err := c.robots.Get(ctx, u)
+	if err == nil && !r.Allowed(c.agent, requestTarget(u)) {
+		// Check states the refusal (its rule, why robots.txt is
+		// unreachable), or allows u under a copy that came meanwhile.
+		r, err = nil, c.robots.Check(ctx, c.agent, u)
+	}
+	if err != nil {
 		c.log.Debug("fetch: robots.txt refused", "url", u.Redacted(), "err", err)
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
-		return &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
+		return nil, &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
 	}
-	if err := c.checkRobotsUsage(u); err != nil {
+	if err := c.checkRobotsUsage(u, r); err != nil {
 		c.log.Debug("fetch: usage refused", "url", u.String(), "err", err)
-		return err
+		return nil, err
 	}
-	return nil
+	return r, nil
 }
 
 // cloneHeader is Header.Clone with room for the headers setHeaders adds.

@@ -87,12 +87,15 @@ func (p *usagePolicy) refuses(u robots.Usage, source string) error {
 	return nil
 }
 
-// robotsUsage is what the cached robots.txt of u's origin says about the use
-// of u (nothing if there is no copy).
-func (c *chain) robotsUsage(u *url.URL) robots.Usage {
-	r, ok := c.robots.Cached(u)
-	if !ok {
-		return robots.Usage{}
+// robotsUsage is what robots.txt says about the use of u: r, the copy
+// that admitted u, or when r is nil the cached copy of u's origin (nothing
+// if there is none).
+func (c *chain) robotsUsage(u *url.URL, r *robots.Robots) robots.Usage {
+	if r == nil {
+		var ok bool
+		if r, ok = c.robots.Cached(u); !ok {
+			return robots.Usage{}
+		}
 	}
 	return r.Usage(c.agent, requestTarget(u))
 }
@@ -110,12 +113,13 @@ func requestTarget(u *url.URL) string {
 
 // checkRobotsUsage refuses, before any request, a URL whose robots.txt
 // refuses one of the bot's purposes. It runs after the robots.txt gate, so
-// the copy is in the cache.
-func (c *chain) checkRobotsUsage(u *url.URL) error {
+// the copy is in the cache; r is the copy that admitted u (nil: the cached
+// one).
+func (c *chain) checkRobotsUsage(u *url.URL, r *robots.Robots) error {
 	if c.usage.mode != UsageRefuse || len(c.usage.purposes) == 0 {
 		return nil
 	}
-	if err := c.usage.refuses(c.robotsUsage(u), "robots.txt"); err != nil {
+	if err := c.usage.refuses(c.robotsUsage(u, r), "robots.txt"); err != nil {
 		return &Error{Outcome: UsageRefused, URL: u.String(), Err: err}
 	}
 	return nil
@@ -134,9 +138,10 @@ func (c *chain) checkHeaderUsage(resp *http.Response) error {
 }
 
 // pageUsage is the verdict a page carries: what robots.txt says about its
-// final URL and what its header says, combined most restrictively.
-func (c *chain) pageUsage(resp *http.Response) robots.Usage {
-	return c.robotsUsage(resp.Request.URL).Combine(robots.UsageFromHeader(resp.Header))
+// final URL and what its header says, combined most restrictively. r is
+// the robots.txt copy that admitted the final URL (nil: the cached one).
+func (c *chain) pageUsage(resp *http.Response, r *robots.Robots) robots.Usage {
+	return c.robotsUsage(resp.Request.URL, r).Combine(robots.UsageFromHeader(resp.Header))
 }
 
 // usage returns the statement behind a UsageRefused error (zero otherwise).

@@ -306,7 +306,12 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 	}
 	host := t.hostKey(u)
 	deadline, hasDeadline := ctx.Deadline()
-	var h *hostTrack
+	var h *hostTrack // queued while it sleeps
+	defer func() {
+		if h != nil {
+			t.track.unqueue(h)
+		}
+	}()
 	for {
 		st, busy, found := mg.peek(host)
 		if !found || busy {
@@ -322,7 +327,6 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 		}
 		if h == nil {
 			h = t.track.queue(host)
-			defer t.track.unqueue(h)
 		}
 		t.emit(Event{Kind: EventWait, Host: host, Reason: reason, Duration: d, Until: st.NotBefore})
 		if err := sleep(ctx, d); err != nil {
