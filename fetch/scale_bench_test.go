@@ -48,6 +48,9 @@ import (
 // allocated and window lengths summed (CPU per request is the summed CPU
 // over the summed requests), peak RSS and peak heap the larger of the two;
 // violations are counted over both crawls.
+//
+// With GOODBOT_SCALE_CPUPROFILE set to a directory, each crawler process
+// writes its CPU profile (warm-up included) there, as NAME-HOSTS-*.prof.
 func BenchmarkScale(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
@@ -166,6 +169,10 @@ type scaleChild struct {
 
 const scaleResultTag = "scale-result: "
 
+// scaleProfileEnv names a directory for the crawler processes' CPU
+// profiles (see BenchmarkScale).
+const scaleProfileEnv = "GOODBOT_SCALE_CPUPROFILE"
+
 // crawlIn runs the named crawler in a process of its own
 // (BenchmarkCrawlerProcess) and returns its measures, with the process's
 // peak RSS.
@@ -175,7 +182,16 @@ func crawlIn(b *testing.B, web *manyhosts.Web, name string, hosts int) scaleRun 
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkCrawlerProcess$", "-test.benchtime=1x")
+	args := []string{"-test.run=^$", "-test.bench=^BenchmarkCrawlerProcess$", "-test.benchtime=1x"}
+	if dir := os.Getenv(scaleProfileEnv); dir != "" {
+		f, err := os.CreateTemp(dir, fmt.Sprintf("%s-%d-*.prof", name, hosts))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		args = append(args, "-test.cpuprofile="+f.Name())
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), scaleChildEnv+"="+string(js))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
