@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/goodbot-go/goodbot/examples/internal/botkit"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
@@ -228,7 +226,9 @@ func TestSofya_S8_SIGKILLLosesNothing(t *testing.T) {
 		}
 	}
 	// A file left by a killed process is never taken for a damaged one.
-	if aside, _ := filepath.Glob(state + ".*"); len(aside) > 0 {
+	aside, _ := filepath.Glob(state + ".*")
+	logAside, _ := filepath.Glob(state + "-wal.?.*")
+	if aside = append(aside, logAside...); len(aside) > 0 {
 		t.Errorf("state file moved aside after a kill: %v", aside)
 	}
 	// No validator lost.
@@ -263,24 +263,26 @@ func inFlightAtKill(prev, next fetchtest.Request, url string, kills []killed) bo
 	return false
 }
 
-// fetchedSet reads the fetched set of the state file at path.
+// fetchedSet reads the fetched set of the state file at path, as a
+// process opening it would find it (the writes its log holds included).
 func fetchedSet(t *testing.T, path string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
 	if _, err := os.Stat(path); err != nil {
 		return out // killed before the file was made
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	st, err := boltstate.Open(path, &boltstate.Options{ReadOnly: true, LockTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	db.View(func(tx *bbolt.Tx) error {
-		if b := tx.Bucket([]byte(boltstate.FetchedBucket)); b != nil {
-			b.ForEach(func(k, _ []byte) error { out[string(k)] = true; return nil })
-		}
+	defer st.Close()
+	err = st.ForEach(context.Background(), boltstate.FetchedBucket, func(k, _ []byte) error {
+		out[string(k)] = true
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 

@@ -21,14 +21,30 @@
 // check; a file that fails, or makes bbolt panic, is renamed
 // path.corrupt-TIME, a warning is logged, and a fresh file is started.
 //
-// Writes to the validator store and the fetched set are group-committed
-// (bbolt's DB.Batch): writes made at the same time by many goroutines share
-// one transaction and one fsync, so a crawl of thousands of hosts does not
-// pay an fsync per URL. Each Add, Remove or Save still returns only after
-// the transaction holding its write committed: a write that returned
-// survives a crash of the process. A lone writer waits up to
-// DB.MaxBatchDelay (bbolt's default, 10 ms) for others to join its
-// transaction; DB.MaxBatchDelay and DB.MaxBatchSize tune the trade-off.
+// Writes to the validator store, the fetched set and a [Stage] (and any
+// [State.Write]) go through a redo log beside the file, PATH-wal.a and
+// PATH-wal.b: each write is appended as one checksummed record and
+// returns once the log is synced, so a write that returned survives a
+// crash of the process (SIGKILL, a panic) and a write that did not
+// return leaves nothing half done. Writes made at the same time share
+// one sync (group commit), and while many writers crowd the log is synced
+// at most once a millisecond; there is no bbolt transaction per write.
+// The writes are applied to the bbolt file later, in one transaction with
+// their keys in order, each time the log holds Options.CheckpointBytes
+// ([DefaultCheckpointBytes], 16 MiB) and at Close (a checkpoint); until
+// then they are also held in memory, so reads see them: a State holds at
+// most about twice CheckpointBytes of writes in memory, and writers wait
+// for a checkpoint rather than go beyond. Opening the file replays what
+// its log holds (a killed process's writes), then empties the log;
+// Close leaves no log behind. A record cut short by a crash was never
+// acknowledged and is dropped; a damaged record (its checksums) stops the
+// replay there, the log files are copied aside (FILE.corrupt-TIME) and a
+// warning is logged. BENCHMARKS.md compares the log with bbolt's own
+// group commit (DB.Batch), which it replaces.
+//
+// Buckets written through the log must not be written through DB
+// directly; robots/boltstore and sitemap/boltstore write their own
+// buckets there, outside the log.
 //
 // A record that does not decode (from a damaged file or an older version)
 // reads as absent, with an error the stores report; the next save replaces
@@ -44,6 +60,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -74,6 +91,10 @@ type Options struct {
 	// Logger receives the warning about a damaged file moved aside. Nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// CheckpointBytes is how much the log holds (the writes' keys and
+	// values) before they are applied to the bbolt file (see the package
+	// doc). Zero means [DefaultCheckpointBytes].
+	CheckpointBytes int
 }
 
 // ErrLocked is returned by [Open] and [OpenDB] when another process holds
@@ -90,6 +111,27 @@ type State struct {
 	Sitemaps   *sitemapbolt.Store
 	Validators fetch.ValidatorStore
 	Fetched    fetch.FetchedSet
+
+	log   *slog.Logger
+	limit int // CheckpointBytes
+	logs  [2]*logFile
+	w     *logWriter // nil for a read-only state
+	wmu   sync.Mutex // held by a write from its first read to its append, and by a checkpoint switching files
+	bg    sync.WaitGroup
+
+	full          atomic.Bool // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
+	mu            sync.Mutex  // guards the fields below
+	cond          sync.Cond   // on mu: a checkpoint ended
+	active        *layer      // writes since the last checkpoint began
+	frozen        *layer      // the writes a running checkpoint applies (nil: none)
+	checkpointing bool
+	closed        bool
+	err           error // sticky: a checkpoint failed
+
+	// tests: runs in a checkpoint once it has frozen the active layer
+	// ("frozen") and once its transaction committed, before it empties the
+	// log file it applied ("applied").
+	checkpointHook func(stage string)
 }
 
 // Open opens (creating if needed) the bbolt file at path with [OpenDB] and
@@ -99,7 +141,11 @@ func Open(path string, opts *Options) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := New(db)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	st, err := newState(db, o)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -191,24 +237,55 @@ func isContentError(err error) bool {
 
 // MoveAside renames the file at path to path.why-TIME (UTC, to the second,
 // with a counter if that name is taken) and returns the new name. The file
-// is kept, never deleted, so that nothing in it is lost.
+// is kept, never deleted, so that nothing in it is lost; the files of its
+// log (see [LogSuffixes]) move with it, to the new name plus their
+// suffixes.
 func MoveAside(path, why string) (string, error) {
+	dst := asideName(path, why)
+	if err := os.Rename(path, dst); err != nil {
+		return dst, err
+	}
+	for _, suffix := range LogSuffixes {
+		err := os.Rename(path+suffix, dst+suffix)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// asideName is a free name path.why-TIME, for a file moved or copied aside.
+func asideName(path, why string) string {
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	dst := fmt.Sprintf("%s.%s-%s", path, why, stamp)
 	for i := 1; ; i++ {
 		if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
-			break
+			return dst
 		}
 		dst = fmt.Sprintf("%s.%s-%s-%d", path, why, stamp, i)
 	}
-	return dst, os.Rename(path, dst)
 }
 
 // New returns the stores over an already open db (creating the buckets if
-// db is writable). The caller keeps ownership of db; [State.Close] closes it.
+// db is writable), with its log (see the package doc) and the default
+// Options. One State at a time may use a file: a second is refused with
+// [ErrLocked]. [State.Close] closes db.
 func New(db *bbolt.DB) (*State, error) {
+	return newState(db, Options{})
+}
+
+func newState(db *bbolt.DB, o Options) (*State, error) {
 	if db == nil {
 		return nil, errors.New("boltstate: nil database")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.CheckpointBytes <= 0 {
+		o.CheckpointBytes = DefaultCheckpointBytes
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = time.Second
 	}
 	if !db.IsReadOnly() {
 		err := db.Update(func(tx *bbolt.Tx) error {
@@ -231,13 +308,14 @@ func New(db *bbolt.DB) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &State{
-		DB:         db,
-		Robots:     rb,
-		Sitemaps:   sm,
-		Validators: jsonBucket[fetch.Validator]{db, ValidatorsBucket},
-		Fetched:    setBucket{db, FetchedBucket},
-	}, nil
+	st := &State{DB: db, Robots: rb, Sitemaps: sm, log: o.Logger, limit: o.CheckpointBytes, active: newLayer()}
+	st.cond.L = &st.mu
+	st.Validators = jsonBucket[fetch.Validator]{st, ValidatorsBucket}
+	st.Fetched = setBucket{st, FetchedBucket}
+	if err := st.openLog(o.LockTimeout); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // Apply sets bot's RobotsStore, Validators and Fetched to the file's stores
@@ -254,12 +332,48 @@ func (s *State) Apply(bot *fetch.Bot) {
 	}
 }
 
-// Close closes the file.
-func (s *State) Close() error { return s.DB.Close() }
+// Close applies the log to the bbolt file (a last checkpoint), removes the
+// emptied log files and closes the file. Writes still running may fail
+// with [ErrClosed]. If the checkpoint fails, the log is kept: the next
+// open applies it.
+func (s *State) Close() error {
+	if s.w == nil {
+		closeLogFiles(s.logs)
+		return s.DB.Close()
+	}
+	s.mu.Lock()
+	for s.checkpointing {
+		s.cond.Wait()
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	err := s.err
+	if err == nil {
+		s.checkpointing = true
+	}
+	s.mu.Unlock()
+	s.bg.Wait()
+	if err == nil {
+		err = s.checkpoint()
+	}
+	s.w.close()
+	if err == nil {
+		for _, l := range s.logs {
+			if rerr := os.Remove(l.path); rerr != nil && err == nil {
+				err = fmt.Errorf("boltstate: log: %w", rerr)
+			}
+		}
+	}
+	closeLogFiles(s.logs)
+	return errors.Join(err, s.DB.Close())
+}
 
 // jsonBucket keeps JSON values by key in one bucket.
 type jsonBucket[T any] struct {
-	db   *bbolt.DB
+	s    *State
 	name string
 }
 
@@ -268,15 +382,7 @@ func (b jsonBucket[T]) Load(ctx context.Context, key string) (T, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return v, false, err
 	}
-	var raw []byte
-	err := view(b.db, func(tx *bbolt.Tx) error {
-		if bk := tx.Bucket([]byte(b.name)); bk != nil {
-			if got := bk.Get([]byte(key)); got != nil {
-				raw = append([]byte{}, got...)
-			}
-		}
-		return nil
-	})
+	raw, err := b.s.get(b.name, key)
 	if err != nil || raw == nil {
 		return v, false, err
 	}
@@ -295,80 +401,45 @@ func (b jsonBucket[T]) Save(ctx context.Context, key string, v T) error {
 	if err != nil {
 		return fmt.Errorf("boltstate: %s %q: %w", b.name, key, err)
 	}
-	return batch(b.db, func(tx *bbolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists([]byte(b.name))
-		if err != nil {
-			return err
-		}
-		return bk.Put([]byte(key), raw)
-	})
+	return b.s.Write(ctx, func(tx *Tx) error { return tx.Put(b.name, key, raw) })
 }
 
 // setBucket is a [fetch.FetchedRemover]: keys are URLs, values the time added.
 type setBucket struct {
-	db   *bbolt.DB
+	s    *State
 	name string
 }
 
 func (b setBucket) Add(ctx context.Context, url string) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
 	added := false
-	err := batch(b.db, func(tx *bbolt.Tx) error {
-		added = false // Batch may run this again, alone, if the shared transaction fails
-		bk, err := tx.CreateBucketIfNotExists([]byte(b.name))
-		if err != nil {
+	err := b.s.Write(ctx, func(tx *Tx) error {
+		v, err := tx.Get(b.name, url)
+		if err != nil || v != nil {
 			return err
 		}
-		if bk.Get([]byte(url)) != nil {
-			return nil
-		}
 		added = true
-		return bk.Put([]byte(url), []byte(time.Now().UTC().Format(time.RFC3339)))
+		return tx.Put(b.name, url, []byte(time.Now().UTC().Format(time.RFC3339)))
 	})
-	return added, err
+	return added && err == nil, err
 }
 
 func (b setBucket) Has(ctx context.Context, url string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	has := false
-	err := view(b.db, func(tx *bbolt.Tx) error {
-		if bk := tx.Bucket([]byte(b.name)); bk != nil {
-			has = bk.Get([]byte(url)) != nil
-		}
-		return nil
-	})
-	return has, err
+	v, err := b.s.get(b.name, url)
+	return v != nil, err
 }
 
 func (b setBucket) Remove(ctx context.Context, url string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return batch(b.db, func(tx *bbolt.Tx) error {
-		if bk := tx.Bucket([]byte(b.name)); bk != nil {
-			return bk.Delete([]byte(url))
-		}
-		return nil
-	})
+	return b.s.Write(ctx, func(tx *Tx) error { return tx.Delete(b.name, url) })
 }
 
-// view and update are db.View and db.Update with a panic inside bbolt (a
-// damaged page the open-time checks could not see) returned as an error.
+// view is db.View with a panic inside bbolt (a damaged page the open-time
+// checks could not see) returned as an error.
 func view(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
 	defer recoverInto(&err)
 	return db.View(fn)
-}
-
-// batch is a write through bbolt's DB.Batch, with a panic returned as
-// view does: concurrent writes share one transaction (group commit); it
-// returns once the write is committed.
-func batch(db *bbolt.DB, fn func(*bbolt.Tx) error) (err error) {
-	defer recoverInto(&err)
-	return db.Batch(fn)
 }
 
 func recoverInto(err *error) {
@@ -380,7 +451,8 @@ func recoverInto(err *error) {
 // Stage is a view of a [State] for a crawler that records each page's
 // outcome itself: the fetched marks and validators a [fetch.Fetcher] makes
 // are held in memory, and become durable only when the crawler commits them
-// ([Stage.Commit]) with its own record of the outcome, in one transaction.
+// ([Stage.Commit]) with its own record of the outcome, in one write of the
+// state's log.
 // A process killed mid-fetch therefore leaves no URL marked fetched whose
 // outcome was never recorded, and no validator without its page (a refetch
 // after the crash is a full one, not a 304 for a page never read).
@@ -388,9 +460,9 @@ func recoverInto(err *error) {
 // Stage implements both [fetch.FetchedRemover] and [fetch.ValidatorStore];
 // reads see the staged records first, then the file. Make one with
 // [State.Stage]; it is safe for concurrent use. Committing many URLs in one
-// call costs one transaction (one fsync).
+// call costs one write of the log; concurrent Commits share its syncs.
 type Stage struct {
-	db         *bbolt.DB
+	s          *State
 	fetched    setBucket
 	validators jsonBucket[fetch.Validator]
 
@@ -409,7 +481,7 @@ var (
 
 // Stage returns a new [Stage] over the state's fetched set and validators.
 func (s *State) Stage() *Stage {
-	return &Stage{db: s.DB, fetched: setBucket{s.DB, FetchedBucket}, validators: jsonBucket[fetch.Validator]{s.DB, ValidatorsBucket},
+	return &Stage{s: s, fetched: setBucket{s, FetchedBucket}, validators: jsonBucket[fetch.Validator]{s, ValidatorsBucket},
 		claims: map[string]bool{}, pending: map[string]fetch.Validator{}}
 }
 
@@ -502,12 +574,11 @@ func (g *Stage) Save(ctx context.Context, url string, v fetch.Validator) error {
 }
 
 // Commit writes the staged mark and validator of each of urls (those it
-// has) to the file and runs also (if not nil) in the same transaction, so
+// has) and runs also (if not nil) in the same write (see [State.Write]), so
 // that they become durable together with the caller's record of the
-// outcome. Concurrent Commits share one transaction (bbolt's Batch: also
-// may run more than once, in a fresh transaction each time). On error
-// nothing is written and the records stay staged.
-func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.Tx) error) error {
+// outcome: Commit returns once they are. Concurrent Commits share one sync
+// of the log. On error nothing is written and the records stay staged.
+func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -524,28 +595,22 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *bbolt.T
 	}
 	g.mu.Unlock()
 	stamp := []byte(time.Now().UTC().Format(time.RFC3339))
-	// Group commit: concurrent Commits share one transaction and one
-	// fsync; each returns once its records are durable.
-	err := batch(g.db, func(tx *bbolt.Tx) error {
-		fb, err := tx.CreateBucketIfNotExists([]byte(g.fetched.name))
+	raws := make(map[string][]byte, len(vals))
+	for u, v := range vals {
+		raw, err := json.Marshal(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("boltstate: commit: %w", err)
 		}
+		raws[u] = raw
+	}
+	err := g.s.Write(ctx, func(tx *Tx) error {
 		for _, u := range marks {
-			if err := fb.Put([]byte(u), stamp); err != nil {
+			if err := tx.Put(g.fetched.name, u, stamp); err != nil {
 				return err
 			}
 		}
-		vb, err := tx.CreateBucketIfNotExists([]byte(g.validators.name))
-		if err != nil {
-			return err
-		}
-		for u, v := range vals {
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return err
-			}
-			if err := vb.Put([]byte(u), raw); err != nil {
+		for u, raw := range raws {
+			if err := tx.Put(g.validators.name, u, raw); err != nil {
 				return err
 			}
 		}

@@ -3,3 +3,58 @@ package boltstate
 // SetAfterRead makes g's Add run f between its read of the file and its
 // claim (nil: nothing).
 func SetAfterRead(g *Stage, f func()) { g.afterRead = f }
+
+// LogSyncs is the number of syncs of st's log so far.
+func LogSyncs(st *State) uint64 {
+	st.w.mu.Lock()
+	defer st.w.mu.Unlock()
+	return st.w.syncs
+}
+
+// Abandon leaves st's files as a process killed now would: nothing is
+// applied or emptied (every acknowledged write is in the log already).
+func Abandon(st *State) {
+	st.mu.Lock()
+	st.closed = true
+	for st.checkpointing {
+		st.cond.Wait()
+	}
+	st.mu.Unlock()
+	st.bg.Wait()
+	st.w.close()
+	closeLogFiles(st.logs)
+	st.DB.Close()
+}
+
+// SetCheckpointHook makes st's checkpoints call f with "frozen" once they
+// froze the writes they apply (nothing applied yet), and with "applied"
+// once their transaction committed, before they empty the log file.
+func SetCheckpointHook(st *State, f func(stage string)) { st.checkpointHook = f }
+
+// BreakLog makes the next write of st's log fail, as a disk error would.
+func BreakLog(st *State) {
+	st.w.mu.Lock()
+	defer st.w.mu.Unlock()
+	st.w.active.f.Close()
+}
+
+// LayerBytes is what st's layers hold (active, frozen).
+func LayerBytes(st *State) (int, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f := 0
+	if st.frozen != nil {
+		f = st.frozen.bytes
+	}
+	return st.active.bytes, f
+}
+
+// Reencode decodes a record's payload and encodes its changes again (a
+// whole record: header and payload).
+func Reencode(p []byte) ([]byte, error) {
+	cs, err := decodeRecord(p)
+	if err != nil {
+		return nil, err
+	}
+	return appendRecord(nil, cs), nil
+}

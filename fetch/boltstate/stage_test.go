@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/oncetest"
@@ -62,19 +60,13 @@ func TestStage_CommitWithOutcome(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	if err := g.Commit(ctx, []string{a}, func(tx *bbolt.Tx) error { return boom }); !errors.Is(err, boom) {
+	if err := g.Commit(ctx, []string{a}, func(tx *boltstate.Tx) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("Commit with a failing record = %v", err)
 	}
 	if m, v := inFile(a); m || v {
 		t.Fatalf("a failed commit wrote mark %v validator %v", m, v)
 	}
-	err = g.Commit(ctx, []string{a}, func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte("outcomes"))
-		if err != nil {
-			return err
-		}
-		return b.Put([]byte(a), []byte("ok"))
-	})
+	err = g.Commit(ctx, []string{a}, func(tx *boltstate.Tx) error { return tx.Put("outcomes", a, []byte("ok")) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,6 +158,9 @@ func (s *Session) Close() error {
 	if s.Fleet != nil {
 		s.Fleet.Close()
 	}
+	if s.stores.state != nil {
+		return s.stores.state.Close() // the log applied to the file, then the file closed
+	}
 	if s.DB == nil {
 		return nil
 	}

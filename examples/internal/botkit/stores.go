@@ -22,6 +22,7 @@ type stores struct {
 	fetched    fetch.FetchedSet
 	sitemaps   sitemap.Store
 	journal    *boltjournal.Journal // nil unless the bot resumes its crawls
+	state      *boltstate.State     // nil without a state file
 }
 
 // openStores returns the stores over db; with resume, the fetched set and
@@ -36,11 +37,12 @@ func openStores(db *bolt.DB, resume bool) (stores, error) {
 	if err != nil {
 		return stores{}, err
 	}
-	s := stores{robots: st.Robots, validators: st.Validators, fetched: st.Fetched, sitemaps: st.Sitemaps}
+	s := stores{robots: st.Robots, validators: st.Validators, fetched: st.Fetched, sitemaps: st.Sitemaps, state: st}
 	if resume {
 		g := st.Stage()
 		s.validators, s.fetched = g, g
 		if s.journal, err = boltjournal.New(st, g); err != nil {
+			st.Close()
 			return stores{}, err
 		}
 	}

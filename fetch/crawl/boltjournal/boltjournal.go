@@ -4,15 +4,21 @@
 //
 // The queue lives in two buckets: "frontier" (one record per queued URL, by
 // normalised URL, in queue order) and "frontier-sites" (the count of URLs
-// admitted per site in the current crawl). Each [crawl.Step] is one bbolt
-// transaction which also commits the [boltstate.Stage]'s staged fetched
-// marks and validators of the URLs whose outcome it records: a URL leaves
-// the queue only in the transaction that records its outcome, and no URL is
-// marked fetched whose outcome was not recorded.
+// admitted per site in the current crawl). Each [crawl.Step] is one write
+// of the state ([boltstate.State.Write]: one record of its log, durable
+// when Record returns, applied to the bbolt file in a later checkpoint)
+// which also commits the [boltstate.Stage]'s staged fetched marks and
+// validators of the URLs whose outcome it records: a URL leaves the queue
+// only in the write that records its outcome, and no URL is marked
+// fetched whose outcome was not recorded. Concurrent steps share the log's
+// syncs.
 //
-// A Journal is also a [crawl.Spill]: give it as a Frontier's Spill with a
-// MaxInMemory and the queued items beyond that bound wait in the file
-// ("frontier-spill" bucket) instead of memory.
+// A Journal is also a [crawl.Spill] and a [crawl.SeenStore]: give it as a
+// Frontier's Spill with a MaxInMemory and the queued items beyond that
+// bound wait in the file ("frontier-spill" bucket) instead of memory, and
+// so does the seen set ("frontier-seen"). Those two are caches of the
+// queue, emptied when a Frontier starts, and are written in bbolt
+// transactions of their own, outside the log.
 //
 // bbolt is already a dependency of [boltstate]; this package adds none.
 package boltjournal
@@ -22,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"sort"
 	"strconv"
@@ -35,8 +42,13 @@ import (
 
 // Bucket names of the journal in the bbolt file.
 var (
-	FrontierBucket = []byte("frontier")
-	SitesBucket    = []byte("frontier-sites")
+	FrontierBucket = []byte(frontierBucket)
+	SitesBucket    = []byte(sitesBucket)
+)
+
+const (
+	frontierBucket = "frontier"
+	sitesBucket    = "frontier-sites"
 )
 
 // ErrNilState is returned by [New] without a state or stage.
@@ -46,10 +58,17 @@ var ErrNilState = errors.New("boltjournal: nil state or stage")
 // zero value is not usable. It is safe for concurrent use (bbolt
 // serialises the writes).
 type Journal struct {
-	db    *bolt.DB
+	st    *boltstate.State
+	db    *bolt.DB // st.DB: the spill and the seen set are written there directly
 	stage *boltstate.Stage
 	done  fetch.FetchedSet // the committed marks
 	spill spillHeads
+
+	// counts caches the sites bucket (the count of URLs admitted per
+	// site), so that a step's counts are written without reading the
+	// state. Only Record's write function, which the State runs one at a
+	// time, and Load touch it; a site not in it is read once.
+	counts map[string]int
 }
 
 var _ crawl.Journal = (*Journal)(nil)
@@ -62,7 +81,7 @@ func New(st *boltstate.State, g *boltstate.Stage) (*Journal, error) {
 	if st == nil || st.DB == nil || g == nil {
 		return nil, ErrNilState
 	}
-	return &Journal{db: st.DB, stage: g, done: st.Fetched}, nil
+	return &Journal{st: st, db: st.DB, stage: g, done: st.Fetched, counts: map[string]int{}}, nil
 }
 
 // record is a queued item as stored.
@@ -88,35 +107,29 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 	}
 	var items []seqItem
 	counts := map[string]int{}
-	err := j.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(FrontierBucket); b != nil {
-			if err := b.ForEach(func(k, v []byte) error {
-				var r record
-				if json.Unmarshal(v, &r) != nil {
-					return nil
-				}
-				u, err := url.Parse(r.URL)
-				if err != nil || u.Host == "" {
-					return nil
-				}
-				items = append(items, seqItem{r.Seq, crawl.Item{URL: u, Key: string(k), Site: crawl.Site(u), Depth: r.Depth, From: r.From, Tries: r.Tries}})
-				return nil
-			}); err != nil {
-				return err
-			}
+	err := j.st.ForEach(ctx, frontierBucket, func(k, v []byte) error {
+		var r record
+		if json.Unmarshal(v, &r) != nil {
+			return nil
 		}
-		if b := tx.Bucket(SitesBucket); b != nil {
-			return b.ForEach(func(k, v []byte) error {
-				n, _ := strconv.Atoi(string(v))
-				counts[string(k)] = n
-				return nil
-			})
+		u, err := url.Parse(r.URL)
+		if err != nil || u.Host == "" {
+			return nil
 		}
+		items = append(items, seqItem{r.Seq, crawl.Item{URL: u, Key: string(k), Site: crawl.Site(u), Depth: r.Depth, From: r.From, Tries: r.Tries}})
 		return nil
 	})
+	if err == nil {
+		err = j.st.ForEach(ctx, sitesBucket, func(k, v []byte) error {
+			n, _ := strconv.Atoi(string(v))
+			counts[string(k)] = n
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("boltjournal: %w", err)
 	}
+	j.counts = maps.Clone(counts) // under no write: Load runs before the crawl
 	// The spilled items of an earlier frontier are in the queue loaded
 	// above: the spill starts empty.
 	if err := j.clearSpill(); err != nil {
@@ -124,11 +137,9 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 	}
 	if len(items) == 0 {
 		if len(counts) > 0 {
-			err := j.db.Update(func(tx *bolt.Tx) error {
-				if tx.Bucket(SitesBucket) == nil {
-					return nil
-				}
-				return tx.DeleteBucket(SitesBucket)
+			err := j.st.Write(ctx, func(tx *boltstate.Tx) error {
+				clear(j.counts)
+				return tx.DropBucket(sitesBucket)
 			})
 			if err != nil {
 				return nil, nil, fmt.Errorf("boltjournal: %w", err)
@@ -150,34 +161,35 @@ func (j *Journal) Done(ctx context.Context, key string) (bool, error) {
 	return j.done.Has(ctx, key)
 }
 
-// Record implements [crawl.Journal]: one transaction commits the staged
-// marks and validators of step.Done and changes the queue.
+// Record implements [crawl.Journal]: one write of the state commits the
+// staged marks and validators of step.Done and changes the queue. A queued
+// item with no tries yet is new to the crawl (the Frontier queues each URL
+// once) and counts for its site; a retry does not.
 func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
-	return j.stage.Commit(ctx, step.Done, func(tx *bolt.Tx) error {
-		fb, err := tx.CreateBucketIfNotExists(FrontierBucket)
-		if err != nil {
-			return err
-		}
-		sb, err := tx.CreateBucketIfNotExists(SitesBucket)
-		if err != nil {
-			return err
-		}
+	return j.stage.Commit(ctx, step.Done, func(tx *boltstate.Tx) error {
 		for _, keys := range [][]string{step.Done, step.Dropped} {
 			for _, k := range keys {
-				if err := fb.Delete([]byte(k)); err != nil {
+				if err := tx.Delete(frontierBucket, k); err != nil {
 					return err
 				}
 			}
 		}
+		counts := map[string]int{} // this step's, into j.counts once it is all written
 		for _, it := range step.Queued {
-			key := []byte(it.Key)
-			if fb.Get(key) == nil && it.Tries == 0 {
-				n, _ := strconv.Atoi(string(sb.Get([]byte(it.Site))))
-				if err := sb.Put([]byte(it.Site), []byte(strconv.Itoa(n+1))); err != nil {
+			if it.Tries == 0 {
+				n, ok := counts[it.Site]
+				if !ok {
+					var err error
+					if n, err = j.count(tx, it.Site); err != nil {
+						return err
+					}
+				}
+				if err := tx.Put(sitesBucket, it.Site, []byte(strconv.Itoa(n+1))); err != nil {
 					return err
 				}
+				counts[it.Site] = n + 1
 			}
-			seq, err := fb.NextSequence()
+			seq, err := tx.NextSequence(frontierBucket)
 			if err != nil {
 				return err
 			}
@@ -185,10 +197,24 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 			if err != nil {
 				return err
 			}
-			if err := fb.Put(key, raw); err != nil {
+			if err := tx.Put(frontierBucket, it.Key, raw); err != nil {
 				return err
 			}
 		}
+		maps.Copy(j.counts, counts)
 		return nil
 	})
+}
+
+// count is the count of site: cached, else read from the state.
+func (j *Journal) count(tx *boltstate.Tx, site string) (int, error) {
+	if n, ok := j.counts[site]; ok {
+		return n, nil
+	}
+	had, err := tx.Get(sitesBucket, site)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := strconv.Atoi(string(had))
+	return n, nil
 }

@@ -1,0 +1,765 @@
+package boltstate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
+)
+
+// model is what a State must hold after a sequence of writes: the keys of
+// each bucket and each bucket's sequence.
+type model struct {
+	keys map[string]map[string]string
+	seqs map[string]uint64
+}
+
+func newModel() *model {
+	return &model{keys: map[string]map[string]string{}, seqs: map[string]uint64{}}
+}
+
+func (m *model) put(b, k, v string) {
+	if m.keys[b] == nil {
+		m.keys[b] = map[string]string{}
+	}
+	m.keys[b][k] = v
+}
+
+// logStep is one step of a run against the model.
+type logStep struct {
+	op     byte // 'p' put, 'd' delete, 'n' next sequence, 'x' drop bucket, 'g' a put and a delete in one write, 's' one write reading its own changes,
+	bucket string
+	key    string // 'c' checkpoint, 'r' close and open (read-only first), 'k' killed and opened again
+	val    string
+}
+
+var modelBuckets = []string{"a", "b"}
+
+// stepsFrom turns bytes (a fuzzer's input) into steps, three bytes a step.
+func stepsFrom(data []byte) []logStep {
+	const ops = "ppppddnxgscrk"
+	var steps []logStep
+	for i := 0; i+2 < len(data) && len(steps) < 200; i += 3 {
+		steps = append(steps, logStep{op: ops[int(data[i])%len(ops)], bucket: modelBuckets[data[i+1]%2],
+			key: fmt.Sprintf("k%d", data[i+2]%8), val: fmt.Sprintf("v%d-%s", i, strings.Repeat("x", int(data[i+1])%40))})
+	}
+	return steps
+}
+
+// runModel applies steps to a State (checkpointing on its own every few
+// hundred bytes) and to the model, and checks after each step that the
+// State reads as the model: every key with Tx.Get, every bucket with
+// ForEach, through checkpoints, clean reopens, read-only opens and kills.
+func runModel(t *testing.T, steps []logStep) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	quiet := slog.New(slog.DiscardHandler)
+	opts := &boltstate.Options{CheckpointBytes: 300, Logger: quiet}
+	open := func(o *boltstate.Options) *boltstate.State {
+		st, err := boltstate.Open(path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := open(opts)
+	defer func() { st.Close() }()
+	m := newModel()
+	ctx := context.Background()
+	write := func(fn func(tx *boltstate.Tx) error) {
+		t.Helper()
+		if err := st.Write(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range steps {
+		switch s.op {
+		case 'p':
+			write(func(tx *boltstate.Tx) error { return tx.Put(s.bucket, s.key, []byte(s.val)) })
+			m.put(s.bucket, s.key, s.val)
+		case 'd':
+			write(func(tx *boltstate.Tx) error { return tx.Delete(s.bucket, s.key) })
+			delete(m.keys[s.bucket], s.key)
+		case 'g':
+			other := s.key + "g"
+			write(func(tx *boltstate.Tx) error {
+				if err := tx.Put(s.bucket, other, []byte(s.val)); err != nil {
+					return err
+				}
+				return tx.Delete(s.bucket, s.key)
+			})
+			m.put(s.bucket, other, s.val)
+			delete(m.keys[s.bucket], s.key)
+		case 's':
+			// One write that reads what it wrote: Get after Put, Delete
+			// and DropBucket, NextSequence twice and after a drop.
+			err := st.Write(ctx, func(tx *boltstate.Tx) error {
+				check := func(what string, got []byte, want string, present bool) error {
+					if (got != nil) != present || string(got) != want {
+						return fmt.Errorf("%s: Get = %q (present %v), want %q (present %v)", what, got, got != nil, want, present)
+					}
+					return nil
+				}
+				n1, err := tx.NextSequence(s.bucket)
+				if err != nil {
+					return err
+				}
+				if n2, _ := tx.NextSequence(s.bucket); n2 != n1+1 || n1 != m.seqs[s.bucket]+1 {
+					return fmt.Errorf("NextSequence twice = %d, %d; want %d, %d", n1, n2, m.seqs[s.bucket]+1, m.seqs[s.bucket]+2)
+				}
+				tx.Put(s.bucket, s.key, []byte(s.val))
+				v, _ := tx.Get(s.bucket, s.key)
+				if err := check("after Put", v, s.val, true); err != nil {
+					return err
+				}
+				tx.Delete(s.bucket, s.key)
+				v, _ = tx.Get(s.bucket, s.key)
+				if err := check("after Delete", v, "", false); err != nil {
+					return err
+				}
+				other := s.key + "g"
+				tx.Put(s.bucket, other, []byte("before the drop"))
+				tx.DropBucket(s.bucket)
+				v, _ = tx.Get(s.bucket, other)
+				if err := check("after DropBucket", v, "", false); err != nil {
+					return err
+				}
+				if n, _ := tx.NextSequence(s.bucket); n != 1 {
+					return fmt.Errorf("NextSequence after DropBucket = %d, want 1", n)
+				}
+				tx.Put(s.bucket, s.key, []byte(s.val))
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+			delete(m.keys, s.bucket)
+			m.put(s.bucket, s.key, s.val)
+			m.seqs[s.bucket] = 1
+		case 'n':
+			var got uint64
+			write(func(tx *boltstate.Tx) error {
+				var err error
+				got, err = tx.NextSequence(s.bucket)
+				return err
+			})
+			m.seqs[s.bucket]++
+			if got != m.seqs[s.bucket] {
+				t.Fatalf("step %d (%q): NextSequence(%s) = %d, want %d", i, s.op, s.bucket, got, m.seqs[s.bucket])
+			}
+		case 'x':
+			write(func(tx *boltstate.Tx) error { return tx.DropBucket(s.bucket) })
+			delete(m.keys, s.bucket)
+			delete(m.seqs, s.bucket)
+		case 'c':
+			if err := st.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+		case 'r':
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, suffix := range boltstate.LogSuffixes {
+				if _, err := os.Stat(path + suffix); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("step %d: log file %s left after Close (%v)", i, suffix, err)
+				}
+			}
+			ro := open(&boltstate.Options{ReadOnly: true, Logger: quiet})
+			checkModel(t, ro, m, fmt.Sprintf("step %d, read-only after Close", i))
+			ro.Close()
+			st = open(opts)
+		case 'k':
+			boltstate.Abandon(st)
+			ro := open(&boltstate.Options{ReadOnly: true, Logger: quiet})
+			checkModel(t, ro, m, fmt.Sprintf("step %d, read-only after a kill", i))
+			ro.Close()
+			st = open(opts)
+		}
+		checkModel(t, st, m, fmt.Sprintf("step %d (%q %s %s)", i, s.op, s.bucket, s.key))
+	}
+}
+
+// checkModel fails unless st reads as m.
+func checkModel(t *testing.T, st *boltstate.State, m *model, where string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, b := range modelBuckets {
+		got := map[string]string{}
+		var order []string
+		err := st.ForEach(ctx, b, func(k, v []byte) error {
+			got[string(k)] = string(v)
+			order = append(order, string(k))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: ForEach(%s): %v", where, b, err)
+		}
+		want := m.keys[b]
+		if !maps.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("%s: bucket %s holds %v, want %v", where, b, got, want)
+		}
+		if !slices.IsSorted(order) {
+			t.Fatalf("%s: ForEach(%s) not in key order: %v", where, b, order)
+		}
+		if st.DB.IsReadOnly() {
+			continue
+		}
+		err = st.Write(ctx, func(tx *boltstate.Tx) error {
+			for k := range 8 {
+				for _, key := range []string{fmt.Sprintf("k%d", k), fmt.Sprintf("k%dg", k)} {
+					v, err := tx.Get(b, key)
+					if err != nil {
+						return err
+					}
+					w, ok := want[key]
+					if (v != nil) != ok || string(v) != w {
+						return fmt.Errorf("Get(%s, %s) = %q (present %v), want %q (present %v)", b, key, v, v != nil, w, ok)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+	}
+}
+
+// A State reads as a plain map of buckets would, whatever mix of writes,
+// checkpoints (asked for and on its own), clean reopens and kills came
+// before: 200 random runs of 60 steps.
+func TestState_ReadsAsTheModel(t *testing.T) {
+	for seed := range 200 {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		data := make([]byte, 180)
+		for i := range data {
+			data[i] = byte(r.IntN(256))
+		}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { runModel(t, stepsFrom(data)) })
+	}
+}
+
+func FuzzStateAgainstModel(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 4, 0, 1, 9, 0, 0, 10, 1, 1, 11, 0, 0})
+	f.Add([]byte{6, 0, 0, 6, 0, 0, 7, 0, 0, 6, 0, 0, 11, 1, 1, 6, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) { runModel(t, stepsFrom(data)) })
+}
+
+// FuzzDecodeRecord: no payload makes the decoder panic, and the changes
+// of a payload it accepts, encoded again, decode to the same encoding.
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add([]byte{1, 1, 'a', 1, 'k', 1, 'v'})
+	f.Add([]byte{3, 1, 'a', 0x80, 0x01})
+	f.Add([]byte{4, 1, 'b', 2, 1, 'b', 1, 'k'})
+	f.Fuzz(func(t *testing.T, p []byte) {
+		rec, err := boltstate.Reencode(p)
+		if err != nil {
+			return
+		}
+		again, err := boltstate.Reencode(rec[12:])
+		if err != nil || !bytes.Equal(again, rec) {
+			t.Fatalf("payload %x: encoded as %x, which decodes and encodes as %x (%v)", p, rec, again, err)
+		}
+	})
+}
+
+// writeKeys writes n records (one put each, of key00i) to a fresh state,
+// abandons it as a kill would, and returns the path and the log file.
+func writeKeys(t *testing.T, n int) (path, log string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "state.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		err := st.Write(context.Background(), func(tx *boltstate.Tx) error {
+			return tx.Put("b", fmt.Sprintf("key%03d", i), []byte(fmt.Sprintf("value %d", i)))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	boltstate.Abandon(st)
+	return path, path + boltstate.LogSuffixes[0]
+}
+
+// keysIn returns how many of key000, key001, ... a state at path holds in
+// a row, and whether it holds any key after the gap.
+func keysIn(t *testing.T, path string, logs *bytes.Buffer) (prefix int, holes bool) {
+	t.Helper()
+	st, err := boltstate.Open(path, &boltstate.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got := map[string]bool{}
+	st.ForEach(context.Background(), "b", func(k, _ []byte) error { got[string(k)] = true; return nil })
+	for got[fmt.Sprintf("key%03d", prefix)] {
+		prefix++
+	}
+	return prefix, len(got) != prefix
+}
+
+// A log cut at any byte (a write cut by a crash, a full disk) replays
+// every whole record before the cut and nothing else, without an error and
+// without taking the file for a damaged one.
+func TestLog_CutAtEveryByte(t *testing.T) {
+	path, log := writeKeys(t, 12)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := os.ReadFile(path)
+	ends := recordEnds(t, data)
+	if len(ends) != 12 {
+		t.Fatalf("the log holds %d records, want 12", len(ends))
+	}
+	for cut := range len(data) + 1 {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "state.db")
+		os.WriteFile(p, db, 0o600)
+		os.WriteFile(p+boltstate.LogSuffixes[0], data[:cut], 0o600)
+		var logs bytes.Buffer
+		prefix, holes := keysIn(t, p, &logs)
+		want := 0
+		for _, e := range ends {
+			if e <= cut {
+				want++
+			}
+		}
+		if prefix != want || holes {
+			t.Fatalf("log cut at byte %d of %d: %d records replayed in a row (holes %v), want %d", cut, len(data), prefix, holes, want)
+		}
+		if kept, _ := filepath.Glob(p + "-wal.*.corrupt-*"); len(kept) > 0 || strings.Contains(logs.String(), "damaged") {
+			t.Fatalf("log cut at byte %d taken for damage: %v\n%s", cut, kept, logs.String())
+		}
+	}
+}
+
+// recordEnds returns the offset just past each record of a log file.
+func recordEnds(t *testing.T, data []byte) []int {
+	t.Helper()
+	const header = 15 + 8 + 4
+	var ends []int
+	for off := header; off+12 <= len(data); {
+		off += 12 + int(binary.LittleEndian.Uint32(data[off:]))
+		ends = append(ends, off)
+	}
+	return ends
+}
+
+// A flipped byte anywhere in a log is found (header and record checksums):
+// the records before the damaged one are replayed, none after it, the log
+// is copied aside and a warning names the copy; never a crash, never a
+// record applied with a byte changed.
+func TestLog_FlippedByteAnywhere(t *testing.T) {
+	path, log := writeKeys(t, 6)
+	data, _ := os.ReadFile(log)
+	db, _ := os.ReadFile(path)
+	ends := recordEnds(t, data)
+	for off := range len(data) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "state.db")
+		os.WriteFile(p, db, 0o600)
+		bad := bytes.Clone(data)
+		bad[off] ^= 0x20
+		os.WriteFile(p+boltstate.LogSuffixes[0], bad, 0o600)
+		var logs bytes.Buffer
+		prefix, holes := keysIn(t, p, &logs)
+		before := 0 // records wholly before the flipped byte
+		for _, e := range ends {
+			if e <= off {
+				before++
+			} else {
+				break
+			}
+		}
+		kept, _ := filepath.Glob(p + "-wal.a.corrupt-*")
+		if prefix != before || holes {
+			t.Fatalf("byte %d flipped: %d records replayed in a row (holes %v), want %d", off, prefix, holes, before)
+		}
+		if len(kept) == 1 {
+			if !strings.Contains(logs.String(), kept[0]) {
+				t.Fatalf("byte %d flipped: the warning does not name the copy %s:\n%s", off, kept[0], logs.String())
+			}
+			if saved, _ := os.ReadFile(kept[0]); !bytes.Equal(saved, bad) {
+				t.Fatalf("byte %d flipped: the copy kept aside differs from the damaged log", off)
+			}
+		} else {
+			t.Fatalf("byte %d flipped: no copy kept aside:\n%s", off, logs.String())
+		}
+	}
+}
+
+// bothFiles returns the files of a State killed between a checkpoint's
+// transaction and its emptying the older log file, with a write in each
+// file: key k of bucket b set to "first" in the older (and applied to the
+// bbolt file), then to "second" in the newer.
+func bothFiles(t *testing.T) (snap string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state.db")
+	snap = filepath.Join(t.TempDir(), "snap.db")
+	st, err := boltstate.Open(path, &boltstate.Options{CheckpointBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put := func(v string) {
+		if err := st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte(v)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("first")
+	var once sync.Once
+	boltstate.SetCheckpointHook(st, func(stage string) {
+		if stage != "applied" {
+			return
+		}
+		once.Do(func() {
+			// The disk as a kill now would leave it (the newer file
+			// cannot take a write here: the checkpoint holds it; the
+			// write made next is appended to the copy below).
+			for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
+				b, err := os.ReadFile(path + s)
+				if err != nil {
+					t.Error(err)
+				}
+				os.WriteFile(snap+s, b, 0o600)
+			}
+		})
+	})
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put("second")
+	newer, _ := os.ReadFile(path + boltstate.LogSuffixes[1])
+	snapNewer, _ := os.ReadFile(snap + boltstate.LogSuffixes[1])
+	os.WriteFile(snap+boltstate.LogSuffixes[1], append(snapNewer, newer[len(snapNewer):]...), 0o600)
+	st.Close()
+	older, _ := os.ReadFile(snap + boltstate.LogSuffixes[0])
+	if len(recordEnds(t, older)) != 1 || len(recordEnds(t, newer)) != 1 {
+		t.Fatalf("the snapshot's files hold %d and %d records, want one each", len(recordEnds(t, older)), len(recordEnds(t, newer)))
+	}
+	return snap
+}
+
+// valueOfK opens the state at path and returns b/k, with what it logged.
+func valueOfK(t *testing.T, path string) (string, string) {
+	t.Helper()
+	var logs bytes.Buffer
+	st, err := boltstate.Open(path, &boltstate.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var got []byte
+	st.Write(context.Background(), func(tx *boltstate.Tx) error { got, err = tx.Get("b", "k"); return err })
+	return string(got), logs.String()
+}
+
+// Killed between a checkpoint's transaction and its emptying the older log
+// file, a State leaves records in both files: the next open replays both,
+// older first, so a key written in each reads as the later write.
+func TestLog_BothFilesReplayedInOrder(t *testing.T) {
+	if got, _ := valueOfK(t, bothFiles(t)); got != "second" {
+		t.Errorf("after replaying both files k = %q, want %q (the newer file's write)", got, "second")
+	}
+}
+
+// Only the file written last can end in a record cut short (the older was
+// synced whole before the newer took a write): an older file cut short is
+// damage; the replay stops there and both files are kept aside.
+func TestLog_OlderFileCutShortIsDamage(t *testing.T) {
+	snap := bothFiles(t)
+	older := snap + boltstate.LogSuffixes[0]
+	data, _ := os.ReadFile(older)
+	os.WriteFile(older, data[:len(data)-3], 0o600)
+	got, logs := valueOfK(t, snap)
+	if got != "first" {
+		t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
+	}
+	for _, suffix := range boltstate.LogSuffixes {
+		if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
+			t.Errorf("%s not kept aside: %v", suffix, kept)
+		}
+	}
+	if !strings.Contains(logs, "damaged") {
+		t.Errorf("no warning:\n%s", logs)
+	}
+}
+
+// One State at a time per file: a second one, in this process, is refused
+// with ErrLocked instead of sharing the log.
+func TestLog_SecondStateRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := boltstate.New(st.DB); !errors.Is(err, boltstate.ErrLocked) {
+		t.Fatalf("second New on one file = %v, want ErrLocked", err)
+	}
+	if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", "k", nil) }); err != nil {
+		t.Errorf("the first State stopped working after the refused second: %v", err)
+	}
+}
+
+// The layers stay bounded: with a 4 KiB checkpoint threshold, 5,000
+// writes of 100 bytes never hold more than two thresholds and one write in
+// memory, the file takes the writes as they go (checkpoints happen), and
+// every write reads back.
+func TestLog_CheckpointsBoundMemory(t *testing.T) {
+	const limit = 4 << 10
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), &boltstate.Options{CheckpointBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var txBefore int
+	st.DB.View(func(tx *bbolt.Tx) error { txBefore = tx.ID(); return nil })
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	most := 0
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 625 {
+				key := fmt.Sprintf("w%d-%04d", w, i)
+				if err := st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", key, bytes.Repeat([]byte("v"), 100)) }); err != nil {
+					t.Error(err)
+					return
+				}
+				a, f := boltstate.LayerBytes(st)
+				mu.Lock()
+				most = max(most, a+f)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	var txAfter int
+	st.DB.View(func(tx *bbolt.Tx) error { txAfter = tx.ID(); return nil })
+	if txAfter-txBefore < 10 {
+		t.Errorf("5,000 writes of 100 bytes made %d checkpoints with a 4 KiB threshold, want at least 10", txAfter-txBefore)
+	}
+	if bound := 2*limit + 8*(100+64+7); most > bound {
+		t.Errorf("the layers held %d bytes at most, want at most %d", most, bound)
+	}
+	n := 0
+	st.ForEach(ctx, "b", func(k, v []byte) error { n++; return nil })
+	if n != 5000 {
+		t.Errorf("ForEach found %d keys, want 5000", n)
+	}
+}
+
+// A write the log cannot take (a disk error) fails, and so does every
+// later one, with the error: nothing is acknowledged that is not durable.
+// Reads go on; Close keeps the log for the next open.
+func TestLog_FailedWriteIsSticky(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := boltstate.Open(path, &boltstate.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put := func(k string) error {
+		return st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) })
+	}
+	if err := put("before"); err != nil {
+		t.Fatal(err)
+	}
+	boltstate.BreakLog(st)
+	if err := put("broken"); err == nil {
+		t.Fatal("a write the log could not take succeeded")
+	}
+	if err := put("after"); err == nil {
+		t.Fatal("a write after a failed one succeeded")
+	}
+	if ok, err := st.Fetched.Add(ctx, "http://a.test/"); err == nil || ok {
+		t.Errorf("Fetched.Add after a failed write = %v, %v; want an error", ok, err)
+	}
+	st.Close()
+	re, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	var got []byte
+	re.Write(ctx, func(tx *boltstate.Tx) error { got, err = tx.Get("b", "before"); return err })
+	if string(got) != "v" {
+		t.Errorf("the write acknowledged before the failure reads %q after a reopen, want %q", got, "v")
+	}
+}
+
+// A read-only State sees the writes its file's log holds (a process killed
+// before its checkpoint) and changes nothing on disk.
+func TestLog_ReadOnlySeesTheLog(t *testing.T) {
+	path, log := writeKeys(t, 5)
+	before, _ := os.ReadFile(log)
+	db, _ := os.ReadFile(path)
+	ro, err := boltstate.Open(path, &boltstate.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	ro.ForEach(context.Background(), "b", func(k, v []byte) error { n++; return nil })
+	if err := ro.Write(context.Background(), func(tx *boltstate.Tx) error { return nil }); !errors.Is(err, boltstate.ErrReadOnly) {
+		t.Errorf("Write on a read-only state = %v, want ErrReadOnly", err)
+	}
+	ro.Close()
+	if n != 5 {
+		t.Errorf("read-only state sees %d of the 5 logged writes", n)
+	}
+	after, _ := os.ReadFile(log)
+	dbAfter, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) || !bytes.Equal(db, dbAfter) {
+		t.Error("a read-only open changed the files")
+	}
+}
+
+// Keys a bbolt bucket cannot take are refused when written, not when the
+// log is applied: the log never holds a write its checkpoint would fail on.
+func TestTx_RefusesWhatBboltCannotStore(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, tt := range []struct {
+		name string
+		fn   func(tx *boltstate.Tx) error
+	}{
+		{"empty key", func(tx *boltstate.Tx) error { return tx.Put("b", "", []byte("v")) }},
+		{"empty bucket", func(tx *boltstate.Tx) error { return tx.Put("", "k", []byte("v")) }},
+		{"key too long", func(tx *boltstate.Tx) error { return tx.Put("b", strings.Repeat("k", bbolt.MaxKeySize+1), nil) }},
+		{"delete empty key", func(tx *boltstate.Tx) error { return tx.Delete("b", "") }},
+		{"sequence of no bucket", func(tx *boltstate.Tx) error { _, err := tx.NextSequence(""); return err }},
+		{"drop no bucket", func(tx *boltstate.Tx) error { return tx.DropBucket("") }},
+	} {
+		if err := st.Write(context.Background(), tt.fn); err == nil {
+			t.Errorf("%s: accepted", tt.name)
+		}
+	}
+	if err := st.Checkpoint(context.Background()); err != nil {
+		t.Errorf("checkpoint after refused writes: %v", err)
+	}
+}
+
+// A file moved aside (damaged, or from an older version) takes its log
+// with it: the writes a killed process logged stay with the file they
+// belong to, readable there, and nothing of them is replayed into the
+// fresh file started in its place.
+func TestMoveAside_TakesItsLog(t *testing.T) {
+	path, _ := writeKeys(t, 3)
+	moved, err := boltstate.MoveAside(path, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range boltstate.LogSuffixes {
+		if _, err := os.Stat(path + suffix); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind (%v)", path+suffix, err)
+		}
+		if _, err := os.Stat(moved + suffix); err != nil {
+			t.Errorf("log file not moved with the file: %v", err)
+		}
+	}
+	var logs bytes.Buffer
+	if n, _ := keysIn(t, moved, &logs); n != 3 {
+		t.Errorf("the moved file reads %d of its 3 logged writes", n)
+	}
+	if n, _ := keysIn(t, path, &logs); n != 0 {
+		t.Errorf("a fresh file at the old path reads %d writes of the moved one", n)
+	}
+}
+
+// While a checkpoint applies the frozen writes, reads see them, writes go
+// on into the active layer and shadow them, and ForEach merges the two
+// layers and the file in key order.
+func TestState_ReadsDuringACheckpoint(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), &boltstate.Options{CheckpointBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	write := func(fn func(tx *boltstate.Tx) error) {
+		t.Helper()
+		if err := st.Write(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// In the file: a, b, c. Frozen (being applied): b changed, d added,
+	// c deleted. Active (written meanwhile): d changed, e added, a deleted.
+	write(func(tx *boltstate.Tx) error {
+		for _, k := range []string{"a", "b", "c"} {
+			tx.Put("k", k, []byte(k+"0"))
+		}
+		return nil
+	})
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(func(tx *boltstate.Tx) error {
+		tx.Put("k", "b", []byte("b1"))
+		tx.Put("k", "d", []byte("d1"))
+		return tx.Delete("k", "c")
+	})
+	frozen, release := make(chan struct{}), make(chan struct{})
+	boltstate.SetCheckpointHook(st, func(stage string) {
+		if stage == "frozen" {
+			close(frozen)
+			<-release
+		}
+	})
+	done := make(chan error)
+	go func() { done <- st.Checkpoint(ctx) }()
+	<-frozen
+	write(func(tx *boltstate.Tx) error {
+		tx.Put("k", "d", []byte("d2"))
+		tx.Put("k", "e", []byte("e2"))
+		return tx.Delete("k", "a")
+	})
+	want := "b=b1 d=d2 e=e2"
+	read := func(when string) {
+		t.Helper()
+		var got []string
+		st.ForEach(ctx, "k", func(k, v []byte) error { got = append(got, string(k)+"="+string(v)); return nil })
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: ForEach = %v, want %s", when, got, want)
+		}
+		for k, w := range map[string]string{"a": "", "b": "b1", "c": "", "d": "d2", "e": "e2"} {
+			var v []byte
+			st.Write(ctx, func(tx *boltstate.Tx) error { v, _ = tx.Get("k", k); return nil })
+			if string(v) != w {
+				t.Errorf("%s: Get(%s) = %q, want %q", when, k, v, w)
+			}
+		}
+	}
+	read("during the checkpoint")
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	read("after it")
+	boltstate.SetCheckpointHook(st, nil)
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read("after the next")
+}

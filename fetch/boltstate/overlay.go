@@ -1,0 +1,148 @@
+package boltstate
+
+import (
+	"maps"
+	"slices"
+
+	"go.etcd.io/bbolt"
+)
+
+// layer holds the writes of the log not yet applied to the bbolt file, by
+// bucket and key: the active layer takes new writes, the frozen one holds
+// the writes of a checkpoint while they are applied.
+type layer struct {
+	buckets map[string]*layerBucket
+	bytes   int // what the layer holds, for the checkpoint threshold
+}
+
+type layerBucket struct {
+	dropped bool              // the bucket was dropped: the layers below and the file do not count
+	keys    map[string][]byte // nil value: deleted
+	seq     uint64
+	hasSeq  bool
+}
+
+// entryOverhead approximates what one key costs a layer beyond its bytes
+// (map entry, string and slice headers).
+const entryOverhead = 64
+
+func newLayer() *layer { return &layer{buckets: map[string]*layerBucket{}} }
+
+func (l *layer) bucket(name string) *layerBucket {
+	b := l.buckets[name]
+	if b == nil {
+		b = &layerBucket{keys: map[string][]byte{}}
+		l.buckets[name] = b
+	}
+	return b
+}
+
+// get reports the value of key in bucket as the layer decides it: decided
+// false means the layers below (and the file) decide.
+func (l *layer) get(bucket, key string) (val []byte, decided bool) {
+	b := l.buckets[bucket]
+	if b == nil {
+		return nil, false
+	}
+	if v, ok := b.keys[key]; ok {
+		return v, true
+	}
+	return nil, b.dropped
+}
+
+// sequence is get for a bucket's sequence.
+func (l *layer) sequence(bucket string) (seq uint64, decided bool) {
+	b := l.buckets[bucket]
+	if b == nil {
+		return 0, false
+	}
+	if b.hasSeq {
+		return b.seq, true
+	}
+	return 0, b.dropped
+}
+
+// apply makes c part of the layer.
+func (l *layer) apply(c change) {
+	b := l.bucket(c.bucket)
+	switch c.kind {
+	case opPut, opDelete:
+		if old, ok := b.keys[c.key]; ok {
+			l.bytes -= len(c.key) + len(old) + entryOverhead
+		}
+		v := c.val
+		if c.kind == opPut && v == nil {
+			v = []byte{}
+		}
+		b.keys[c.key] = v
+		l.bytes += len(c.key) + len(v) + entryOverhead
+	case opSequence:
+		b.seq, b.hasSeq = c.seq, true
+	case opDropBucket:
+		for k, v := range b.keys {
+			l.bytes -= len(k) + len(v) + entryOverhead
+		}
+		clear(b.keys)
+		b.dropped, b.seq, b.hasSeq = true, 0, false
+	}
+}
+
+// applyTo writes the layer into tx, each bucket's keys in key order (bbolt
+// inserts in place: keys in order cost it least).
+func (l *layer) applyTo(tx *bbolt.Tx) error {
+	for _, name := range slices.Sorted(maps.Keys(l.buckets)) {
+		b := l.buckets[name]
+		if b.dropped && tx.Bucket([]byte(name)) != nil {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		if len(b.keys) == 0 && !b.hasSeq {
+			continue
+		}
+		bk, err := tx.CreateBucketIfNotExists([]byte(name))
+		if err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(b.keys)) {
+			if v := b.keys[k]; v == nil {
+				err = bk.Delete([]byte(k))
+			} else {
+				err = bk.Put([]byte(k), v)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if b.hasSeq {
+			if err := bk.SetSequence(b.seq); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// merged returns the entries of bucket that the layers (top first) decide,
+// and whether they decide the whole bucket (a layer dropped it).
+func merged(bucket string, layers ...*layer) (map[string][]byte, bool) {
+	out := map[string][]byte{}
+	for _, l := range layers {
+		if l == nil {
+			continue
+		}
+		b := l.buckets[bucket]
+		if b == nil {
+			continue
+		}
+		for k, v := range b.keys {
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
+		if b.dropped {
+			return out, true
+		}
+	}
+	return out, false
+}
