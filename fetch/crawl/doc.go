@@ -91,9 +91,13 @@
 // the 1,024 keys not yet written (if that first write fails, the set stays
 // in memory, growing, and the write is tried again 1,024 keys later); a key
 // absent from those is looked up in the store, so a URL seen long ago is
-// still seen and no URL is taken for seen that was not. Package
+// still seen and no URL is taken for seen that was not. In front of the
+// store a Bloom filter of every key the set holds answers for the URLs
+// never seen (the links of a crawl that finds new pages): those cost no
+// store read, and a URL the filter takes for seen by mistake (under 2 %)
+// costs one. The filter takes 1.3 to 4 bytes per seen URL. Package
 // boltjournal's Journal is such a Spill, in the same bbolt file: a
 // frontier of 100,000 URLs then holds about 20 bytes per queued URL and 8
-// per seen one in memory, whatever the crawl's size beyond MaxInMemory
-// (the per-site state and batches aside).
+// per seen one in memory besides the filter, whatever the crawl's size
+// beyond MaxInMemory (the per-site state and batches aside).
 package crawl

@@ -1,6 +1,10 @@
 package crawl
 
-import "context"
+import (
+	"context"
+
+	"github.com/goodbot-go/goodbot/internal/bloom"
+)
 
 // SeenStore holds a [Frontier]'s seen set (the normalised key of every URL
 // it queued or marked) out of memory. A [Spill] that is also a SeenStore
@@ -41,9 +45,12 @@ const seenFlushEvery = 1024
 // call, and from then on the set lives in the store with two bounded
 // caches in front: the keys not yet written (at most seenFlushEvery) and
 // the keys seen lately (two generations of at most keep keys each), which
-// answer the links every page of a site repeats without a read. Only keys
-// truly seen are cached: a key absent from both is looked up in the store,
-// so the caches never answer "seen" for a key that was not. A store error
+// answer the links every page of a site repeats without a read, and a
+// Bloom filter of every key added, which answers "not seen" for a key it
+// never took without a read (the new links of a crawl). Only keys truly
+// seen are cached: a key absent from the caches and maybe in the filter is
+// looked up in the store, so no cache answers "seen" for a key that was
+// not. A store error
 // is kept (see err); a lookup that fails answers "not seen" (the URL may be
 // queued twice, the fetcher then reports a duplicate: no page is lost);
 // a failed first write keeps the set in memory and is tried again after
@@ -56,12 +63,13 @@ type storeSeen struct {
 	pending    []string
 	pendingSet map[string]struct{}
 	cur, prev  map[string]struct{}
+	added      *bloom.Filter // every key added since the store was cleared
 	err        error
 }
 
 func newStoreSeen(store SeenStore, keep int) *storeSeen {
 	s := &storeSeen{store: store, keep: max(keep, 1), pendingSet: map[string]struct{}{},
-		cur: map[string]struct{}{}, prev: map[string]struct{}{}}
+		cur: map[string]struct{}{}, prev: map[string]struct{}{}, added: bloom.New(2 * keep)}
 	s.fail(store.ClearSeen(context.Background()))
 	return s
 }
@@ -91,6 +99,9 @@ func (s *storeSeen) has(key string) bool {
 		s.remember(key)
 		return true
 	}
+	if !s.added.MayContain(key) {
+		return false // never added: the store does not have it either
+	}
 	ok, err := s.store.HasSeen(context.Background(), key)
 	if err != nil {
 		s.fail(err)
@@ -104,6 +115,9 @@ func (s *storeSeen) has(key string) bool {
 
 func (s *storeSeen) add(key string) {
 	if !s.stored {
+		if _, ok := s.cur[key]; !ok {
+			s.added.Add(key)
+		}
 		s.cur[key] = struct{}{}
 		if len(s.cur) >= max(s.keep, s.retryAt) {
 			s.toStore()
@@ -113,6 +127,7 @@ func (s *storeSeen) add(key string) {
 	if _, ok := s.pendingSet[key]; ok {
 		return
 	}
+	s.added.Add(key)
 	s.pending = append(s.pending, key)
 	s.pendingSet[key] = struct{}{}
 	s.remember(key)

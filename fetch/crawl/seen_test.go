@@ -135,8 +135,8 @@ func TestFrontier_SeenSetInMemoryUntilLarge(t *testing.T) {
 	if sp.writes != 1 || len(sp.seen) != inMem {
 		t.Fatalf("at MaxInMemory keys: %d writes of %d keys; want 1 write of %d", sp.writes, len(sp.seen), inMem)
 	}
-	if !add(inMem) || sp.reads != 1 {
-		t.Errorf("a new key past MaxInMemory: %d reads of the store; want 1", sp.reads)
+	if !add(inMem) || sp.reads != 0 {
+		t.Errorf("a new key past MaxInMemory: %d reads of the store; want 0 (the filter knows it is new)", sp.reads)
 	}
 	for i := range inMem + 1 {
 		if add(i) {
@@ -182,7 +182,7 @@ func TestFrontier_SeenSetFirstWriteFails(t *testing.T) {
 }
 
 // A store that fails loses no page: a key it cannot answer counts as not
-// seen, and Err reports the failure.
+// seen (it may be queued again), and Err reports the failure.
 func TestFrontier_SeenStoreFailure(t *testing.T) {
 	sp := newMapSpill()
 	f := &Frontier{Spill: sp, MaxInMemory: 1}
@@ -193,8 +193,45 @@ func TestFrontier_SeenStoreFailure(t *testing.T) {
 	if !f.Add(u("http://a.test/new"), 0, "seed") {
 		t.Error("a new URL was refused while the store failed")
 	}
+	// http://a.test/0 is out of the caches (two generations of one key):
+	// only the store can answer for it.
+	if !f.Add(u("http://a.test/0"), 0, "seed") {
+		t.Error("a URL the failing store could not answer for was refused")
+	}
 	if err := f.Err(); !errors.Is(err, sp.fail) {
 		t.Errorf("Err = %v; want the store's error", err)
+	}
+}
+
+// Once the seen set lives in the store, a URL never seen costs no read of
+// it (the Bloom filter answers; under 2 % are read by its mistake), and a
+// URL seen long ago, out of the caches, is read there and refused.
+func TestFrontier_NewURLsCostNoStoreRead(t *testing.T) {
+	const inMem, old, fresh = 100, 5000, 5000
+	sp := newMapSpill()
+	f := &Frontier{Spill: sp, MaxInMemory: inMem}
+	for i := range old {
+		if !f.Add(u(fmt.Sprintf("http://h%d.test/old/%d", i%7, i)), 0, "seed") {
+			t.Fatalf("URL %d refused", i)
+		}
+	}
+	reads := sp.reads
+	for i := range fresh {
+		if !f.Add(u(fmt.Sprintf("http://h%d.test/new/%d", i%7, i)), 0, "seed") {
+			t.Fatalf("new URL %d refused", i)
+		}
+	}
+	if n := sp.reads - reads; n > fresh/50 {
+		t.Errorf("%d new URLs made %d reads of the store; want at most %d", fresh, n, fresh/50)
+	}
+	reads = sp.reads
+	for i := range 1000 {
+		if f.Add(u(fmt.Sprintf("http://h%d.test/old/%d", i%7, i)), 0, "seed") {
+			t.Fatalf("URL %d, seen long ago, queued again", i)
+		}
+	}
+	if n := sp.reads - reads; n != 1000 {
+		t.Errorf("1,000 URLs seen long ago made %d reads of the store; want 1,000", n)
 	}
 }
 
