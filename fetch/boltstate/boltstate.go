@@ -42,6 +42,11 @@
 // warning is logged. BENCHMARKS.md compares the log with bbolt's own
 // group commit (DB.Batch), which it replaces.
 //
+// The fetched set keeps a Bloom filter of its URLs in memory (read from
+// the file at open, 1.3 to 4 bytes a URL): a URL never fetched, the
+// common question of a crawl finding new pages, is answered without a
+// read of the file.
+//
 // Buckets written through the log must not be written through DB
 // directly; robots/boltstore and sitemap/boltstore write their own
 // buckets there, outside the log.
@@ -67,6 +72,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/internal/bloom"
 	"github.com/goodbot-go/goodbot/robots"
 	robotsbolt "github.com/goodbot-go/goodbot/robots/boltstore"
 	sitemapbolt "github.com/goodbot-go/goodbot/sitemap/boltstore"
@@ -119,11 +125,12 @@ type State struct {
 	wmu   sync.Mutex // held by a write from its first read to its append, and by a checkpoint switching files
 	bg    sync.WaitGroup
 
-	full          atomic.Bool // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
-	mu            sync.Mutex  // guards the fields below
-	cond          sync.Cond   // on mu: a checkpoint ended
-	active        *layer      // writes since the last checkpoint began
-	frozen        *layer      // the writes a running checkpoint applies (nil: none)
+	full          atomic.Bool   // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
+	mu            sync.Mutex    // guards the fields below
+	cond          sync.Cond     // on mu: a checkpoint ended
+	fetched       *bloom.Filter // every key of the fetched bucket, file and layers (nil: not kept)
+	active        *layer        // writes since the last checkpoint began
+	frozen        *layer        // the writes a running checkpoint applies (nil: none)
 	checkpointing bool
 	closed        bool
 	err           error // sticky: a checkpoint failed
@@ -315,7 +322,28 @@ func newState(db *bbolt.DB, o Options) (*State, error) {
 	if err := st.openLog(o.LockTimeout); err != nil {
 		return nil, err
 	}
+	if err := st.filterFetched(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	return st, nil
+}
+
+// filterFetched fills the filter of the fetched bucket with its keys, so
+// that a URL never fetched is known so without a read of the file.
+func (s *State) filterFetched() error {
+	f := bloom.New(1 << 16)
+	err := s.ForEach(context.Background(), FetchedBucket, func(k, _ []byte) error {
+		f.Add(string(k))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("boltstate: reading the fetched set: %w", err)
+	}
+	s.mu.Lock()
+	s.fetched = f
+	s.mu.Unlock()
+	return nil
 }
 
 // Apply sets bot's RobotsStore, Validators and Fetched to the file's stores

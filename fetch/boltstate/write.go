@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/goodbot-go/goodbot/internal/bloom"
 )
 
 // DefaultCheckpointBytes is the size of the writes the log holds before
@@ -167,6 +169,14 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 	s.mu.Lock()
 	for _, c := range tx.changes {
 		s.active.apply(c)
+		if c.bucket == FetchedBucket && s.fetched != nil {
+			switch c.kind {
+			case opPut:
+				s.fetched.Add(c.key)
+			case opDropBucket:
+				s.fetched = bloom.New(1 << 16)
+			}
+		}
 	}
 	start := s.active.bytes >= s.limit && !s.checkpointing && s.err == nil && !s.closed
 	if start {
@@ -189,9 +199,10 @@ func (s *State) get(bucket, key string) ([]byte, error) {
 	if !ok && s.frozen != nil {
 		v, ok = s.frozen.get(bucket, key)
 	}
+	never := !ok && bucket == FetchedBucket && s.fetched != nil && !s.fetched.MayContain(key)
 	s.mu.Unlock()
-	if ok {
-		return v, nil
+	if ok || never {
+		return v, nil // never: not in the fetched set, as its filter knows
 	}
 	err := view(s.DB, func(tx *bbolt.Tx) error {
 		if b := tx.Bucket([]byte(bucket)); b != nil {
