@@ -213,21 +213,22 @@ type Output struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
-	mu sync.Mutex // guards writes, Results and err
-	// Results is every result emitted, in order (for reports and tests).
-	Results []Result
-	err     error // the first write error
+	mu  sync.Mutex // guards writes, enc and err
+	enc *json.Encoder
+	err error // the first write error
 }
 
 // Emit prints r. A write error (stdout on a full disk, a closed pipe) is
-// kept for [Output.Err].
+// kept for [Output.Err]. Nothing is kept of r: a crawl's output costs no
+// memory however long it runs.
 func (o *Output) Emit(r Result) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.Results = append(o.Results, r)
 	if o.JSON {
-		b, _ := json.Marshal(r)
-		if _, err := fmt.Fprintf(o.Stdout, "%s\n", b); err != nil && o.err == nil {
+		if o.enc == nil {
+			o.enc = json.NewEncoder(o.Stdout)
+		}
+		if err := o.enc.Encode(r); err != nil && o.err == nil {
 			o.err = err
 		}
 		return
@@ -250,13 +251,6 @@ func (o *Output) Err() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.err
-}
-
-// Snapshot returns a copy of the results so far.
-func (o *Output) Snapshot() []Result {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return append([]Result(nil), o.Results...)
 }
 
 // Fail prints a one-line error for the operator on stderr.
