@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,9 +34,9 @@ import (
 // 100 ms floor and 50 ms jitter, following links, no state file, no output.
 // Each reports the pages per second of a measured window against the
 // ceiling Σ 1/(max(100 ms, Crawl-delay) + 25 ms (the mean jitter) +
-// latency), its CPU time per request (this process: the web is another;
-// web-cpu-µs/req is the web's own, serving sofyabot), and the web's count
-// of violations (it fails on any):
+// latency), its CPU time and heap bytes allocated per request (this
+// process: the web is another; web-cpu-µs/req is the web's own, serving
+// sofyabot), and the web's count of violations (it fails on any):
 //
 //	go test ./examples/sofyabot -run '^$' -bench SofyaManyHosts -benchtime 1x -count 3
 //
@@ -93,6 +94,8 @@ func benchSofya(b *testing.B, hosts int) {
 		b.ReportMetric(sofy.cpu, "cpu-µs/req")
 		b.ReportMetric(lib.cpu, "lib-cpu-µs/req")
 		b.ReportMetric(sofy.webCPU, "web-cpu-µs/req")
+		b.ReportMetric(sofy.alloc, "alloc-B/req")
+		b.ReportMetric(lib.alloc, "lib-alloc-B/req")
 		b.ReportMetric(float64(sofy.violations), "violations")
 		if sofy.violations+lib.violations != 0 {
 			b.Errorf("politeness violations: sofyabot %d, library %d", sofy.violations, lib.violations)
@@ -108,8 +111,8 @@ type run func(ctx context.Context, tr *http.Transport, prefix string)
 // measured is one crawl's window: pages per second, CPU microseconds per
 // request (page or robots.txt) and violations over the whole crawl.
 type measured struct {
-	rate, cpu, webCPU float64
-	violations        int64
+	rate, cpu, webCPU, alloc float64
+	violations               int64
 }
 
 // measure runs crawl for benchWarm + benchWindow and measures the window.
@@ -122,9 +125,9 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 	done := make(chan struct{})
 	go func() { defer close(done); crawl(ctx, tr, prefix) }()
 	time.Sleep(benchWarm)
-	before, cpu0, start := web.Stats(b, prefix), cpuTime(b), time.Now()
+	before, cpu0, alloc0, start := web.Stats(b, prefix), cpuTime(b), allocated(), time.Now()
 	time.Sleep(benchWindow)
-	after, cpu1, end := web.Stats(b, prefix), cpuTime(b), time.Now()
+	after, cpu1, alloc1, end := web.Stats(b, prefix), cpuTime(b), allocated(), time.Now()
 	cancel()
 	<-done
 	tr.CloseIdleConnections()
@@ -134,8 +137,16 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 	}
 	return measured{rate: float64(got.Pages) / end.Sub(start).Seconds(),
 		cpu:        float64((cpu1 - cpu0).Microseconds()) / float64(got.Requests()),
+		alloc:      float64(alloc1-alloc0) / float64(got.Requests()),
 		webCPU:     float64(got.CPU.Microseconds()) / float64(got.Requests()),
 		violations: after.Violations()}
+}
+
+// allocated is the number of bytes this process allocated on the heap so far.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // cpuTime is this process's CPU time so far (user + system).

@@ -28,7 +28,7 @@
 // crash of the process (SIGKILL, a panic) and a write that did not
 // return leaves nothing half done. Writes made at the same time share
 // one sync (group commit), and while many writers crowd the log is synced
-// at most once a millisecond; there is no bbolt transaction per write.
+// at most once every 2 ms; there is no bbolt transaction per write.
 // The writes are applied to the bbolt file later, in one transaction with
 // their keys in order, each time the log holds Options.CheckpointBytes
 // ([DefaultCheckpointBytes], 16 MiB) and at Close (a checkpoint); until
@@ -123,6 +123,7 @@ type State struct {
 	logs  [2]*logFile
 	w     *logWriter // nil for a read-only state
 	wmu   sync.Mutex // held by a write from its first read to its append, and by a checkpoint switching files
+	tx    Tx         // the write holding wmu's
 	bg    sync.WaitGroup
 
 	full          atomic.Bool   // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
@@ -610,26 +611,33 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *Tx) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	type staged struct {
+		url string
+		v   fetch.Validator
+		raw []byte
+	}
 	g.mu.Lock()
-	marks := make([]string, 0, len(urls))
-	vals := map[string]fetch.Validator{}
+	var marks []string
+	var vals []staged
 	for _, u := range urls {
 		if g.claims[u] {
 			marks = append(marks, u)
 		}
 		if v, ok := g.pending[u]; ok {
-			vals[u] = v
+			vals = append(vals, staged{url: u, v: v})
 		}
 	}
 	g.mu.Unlock()
-	stamp := []byte(time.Now().UTC().Format(time.RFC3339))
-	raws := make(map[string][]byte, len(vals))
-	for u, v := range vals {
-		raw, err := json.Marshal(v)
+	var stamp []byte
+	if len(marks) > 0 {
+		stamp = time.Now().UTC().AppendFormat(make([]byte, 0, 20), time.RFC3339)
+	}
+	for i := range vals {
+		raw, err := json.Marshal(vals[i].v)
 		if err != nil {
 			return fmt.Errorf("boltstate: commit: %w", err)
 		}
-		raws[u] = raw
+		vals[i].raw = raw
 	}
 	err := g.s.Write(ctx, func(tx *Tx) error {
 		for _, u := range marks {
@@ -637,8 +645,8 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *Tx) err
 				return err
 			}
 		}
-		for u, raw := range raws {
-			if err := tx.Put(g.validators.name, u, raw); err != nil {
+		for _, v := range vals {
+			if err := tx.Put(g.validators.name, v.url, v.raw); err != nil {
 				return err
 			}
 		}
@@ -657,9 +665,9 @@ func (g *Stage) Commit(ctx context.Context, urls []string, also func(tx *Tx) err
 	for _, u := range marks {
 		delete(g.claims, u)
 	}
-	for u, v := range vals {
-		if g.pending[u] == v {
-			delete(g.pending, u)
+	for _, v := range vals {
+		if g.pending[v.url] == v.v {
+			delete(g.pending, v.url)
 		}
 	}
 	g.mu.Unlock()

@@ -272,7 +272,7 @@ func (l *logFile) reset(gen uint64) error {
 // flusher goroutine writes every record appended since its last write in
 // one write and syncs the file, then wakes the writers of those records
 // (each waits for its own batch, once). The records that arrive while one
-// sync runs share the next, and syncs start at most one a millisecond
+// sync runs share the next, and syncs start at most every 2 ms
 // (syncEvery): a writer alone is not delayed, a crowd shares its syncs.
 type logWriter struct {
 	mu     sync.Mutex // guards the fields below
@@ -303,15 +303,14 @@ func newLogWriter(active *logFile) *logWriter {
 	return w
 }
 
-// append adds one record (build appends it, see appendRecord) and returns
-// its batch, for wait.
-func (w *logWriter) append(build func([]byte) []byte) (*logBatch, error) {
+// append adds the record of changes and returns its batch, for wait.
+func (w *logWriter) append(changes []change) (*logBatch, error) {
 	w.mu.Lock()
 	if w.err != nil {
 		w.mu.Unlock()
 		return nil, w.err
 	}
-	w.buf = build(w.buf)
+	w.buf = appendRecord(w.buf, changes)
 	b := w.cur
 	b.records++
 	w.mu.Unlock()
@@ -333,7 +332,7 @@ func (w *logWriter) wait(b *logBatch) error {
 // log while writers crowd (the last sync carried records of several): the
 // records that come meanwhile share a sync, up to this much later. A
 // writer alone is synced at once.
-const syncEvery = time.Millisecond
+const syncEvery = 2 * time.Millisecond
 
 // flusher writes and syncs the appended records, batch after batch, until
 // close.

@@ -104,6 +104,15 @@ func (tx *Tx) DropBucket(bucket string) error {
 
 func (tx *Tx) add(c change) { tx.changes = append(tx.changes, c) }
 
+// reset empties tx for the next write, keeping a small slice for it.
+func (tx *Tx) reset() {
+	clear(tx.changes)
+	tx.changes = tx.changes[:0]
+	if cap(tx.changes) > 256 {
+		tx.changes = nil
+	}
+}
+
 func checkKey(bucket, key string) error {
 	switch {
 	case bucket == "":
@@ -152,17 +161,16 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 		s.wmu.Unlock()
 		return err
 	}
-	tx := &Tx{s: s, changes: make([]change, 0, 8)}
-	if err := fn(tx); err != nil {
+	tx := &s.tx // writes take turns: one Tx serves them all, reset before wmu is let go
+	tx.s = s
+	if err := fn(tx); err != nil || len(tx.changes) == 0 {
+		tx.reset()
 		s.wmu.Unlock()
 		return err
 	}
-	if len(tx.changes) == 0 {
-		s.wmu.Unlock()
-		return nil
-	}
-	batch, err := s.w.append(func(dst []byte) []byte { return appendRecord(dst, tx.changes) })
+	batch, err := s.w.append(tx.changes)
 	if err != nil {
+		tx.reset()
 		s.wmu.Unlock()
 		return err
 	}
@@ -185,6 +193,7 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 		s.full.Store(true)
 	}
 	s.mu.Unlock()
+	tx.reset()
 	s.wmu.Unlock()
 	if start {
 		s.bg.Go(func() { s.checkpoint() })

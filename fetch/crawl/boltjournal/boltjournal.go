@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -174,20 +175,21 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 				}
 			}
 		}
-		counts := map[string]int{} // this step's, into j.counts once it is all written
+		var counts []siteCount // this step's, into j.counts once it is all written
 		for _, it := range step.Queued {
 			if it.Tries == 0 {
-				n, ok := counts[it.Site]
-				if !ok {
-					var err error
-					if n, err = j.count(tx, it.Site); err != nil {
+				i := slices.IndexFunc(counts, func(c siteCount) bool { return c.site == it.Site })
+				if i < 0 {
+					n, err := j.count(tx, it.Site)
+					if err != nil {
 						return err
 					}
+					i, counts = len(counts), append(counts, siteCount{it.Site, n})
 				}
-				if err := tx.Put(sitesBucket, it.Site, []byte(strconv.Itoa(n+1))); err != nil {
+				counts[i].n++
+				if err := tx.Put(sitesBucket, it.Site, strconv.AppendInt(nil, int64(counts[i].n), 10)); err != nil {
 					return err
 				}
-				counts[it.Site] = n + 1
 			}
 			seq, err := tx.NextSequence(frontierBucket)
 			if err != nil {
@@ -201,9 +203,17 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 				return err
 			}
 		}
-		maps.Copy(j.counts, counts)
+		for _, c := range counts {
+			j.counts[c.site] = c.n
+		}
 		return nil
 	})
+}
+
+// siteCount is a site's count of admitted URLs.
+type siteCount struct {
+	site string
+	n    int
 }
 
 // count is the count of site: cached, else read from the state.
