@@ -37,7 +37,7 @@ type Crawl struct {
 
 	mu     sync.Mutex // guards counts, failed
 	counts map[string]int
-	failed map[string]bool // URL -> its last fetch failed (see Failed)
+	failed map[string]bool // the URLs whose last fetch failed (see Failed); a URL fetched since leaves it
 }
 
 // Failed reports whether a fetch that ended with err leaves work undone: no
@@ -73,7 +73,11 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 			// once), possibly for another worker of a fleet: it is not a
 			// failure of this run; a retry that fails is.
 			retry := errors.Is(err, fetch.ErrRateLimited) && it.Tries == 0
-			c.failed[r.URL] = Failed(err) && !retry
+			if Failed(err) && !retry {
+				c.failed[r.URL] = true
+			} else {
+				delete(c.failed, r.URL) // only failures are kept: memory does not grow with the crawl
+			}
 			c.mu.Unlock()
 			if c.OnPage != nil {
 				c.OnPage(it, p, r)
@@ -103,13 +107,7 @@ func (c *Crawl) Run(ctx context.Context, s *Session) map[string]int {
 		s.WorkFailed("the crawl stopped: its queue failed", "err", err)
 	}
 	stop()
-	n := 0
-	for _, f := range c.failed {
-		if f {
-			n++
-		}
-	}
-	if n > 0 {
+	if n := len(c.failed); n > 0 {
 		s.WorkFailed("some pages were not fetched: no answer, or the site was given up", "urls", n)
 	}
 	return c.counts
