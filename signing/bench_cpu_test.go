@@ -4,21 +4,12 @@ package signing
 
 import (
 	"crypto/ed25519"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/cputime"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
-
-// cpuTime is the process's user+system CPU time: unlike wall time it does
-// not count the time this process waits while other processes run, so
-// ratios stay meaningful on a loaded machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // cpuRatio runs ours and raw alternately in blocks and reports the CPU-time
 // ratio ours/raw as "x-raw-cpu". Run it with -cpu 1 so that garbage
@@ -27,15 +18,15 @@ func cpuRatio(b *testing.B, ours, raw func()) {
 	const block = 200
 	var o, r time.Duration
 	for i := 0; i < b.N; i += block {
-		t0 := cpuTime()
+		t0 := cputime.Self()
 		for range block {
 			ours()
 		}
-		t1 := cpuTime()
+		t1 := cputime.Self()
 		for range block {
 			raw()
 		}
-		t2 := cpuTime()
+		t2 := cputime.Self()
 		o += t1 - t0
 		r += t2 - t1
 	}

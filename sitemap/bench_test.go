@@ -8,32 +8,21 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime is the process's user+system CPU time. The machine is shared, so
-// besides wall time (ns/op) the benchmarks report CPU time per operation
-// (cpu-ms/op), which other processes disturb much less.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/goodbot-go/goodbot/internal/cputime"
+)
 
 // measure runs op b.N times (b.Loop) and reports cpu-ms/op.
 func measure(b *testing.B, size int64, op func()) {
 	b.SetBytes(size)
 	b.ReportAllocs()
-	start, n := cpuTime(), 0
+	start, n := cputime.Self(), 0
 	for b.Loop() {
 		op()
 		n++
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(n)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Self()-start)/float64(n)/1e6, "cpu-ms/op")
 }
 
 // genSitemap streams a generated <urlset> of n URLs with lastmods;

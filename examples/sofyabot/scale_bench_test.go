@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime/metrics"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/goodbot-go/goodbot/internal/cputime"
 	"github.com/goodbot-go/goodbot/internal/manyhosts"
 	"github.com/goodbot-go/goodbot/politeness"
 )
@@ -125,9 +125,9 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 	done := make(chan struct{})
 	go func() { defer close(done); crawl(ctx, tr, prefix) }()
 	time.Sleep(benchWarm)
-	before, cpu0, alloc0, start := web.Stats(b, prefix), cpuTime(b), allocated(), time.Now()
+	before, cpu0, alloc0, start := web.Stats(b, prefix), cputime.Self(), allocated(), time.Now()
 	time.Sleep(benchWindow)
-	after, cpu1, alloc1, end := web.Stats(b, prefix), cpuTime(b), allocated(), time.Now()
+	after, cpu1, alloc1, end := web.Stats(b, prefix), cputime.Self(), allocated(), time.Now()
 	cancel()
 	<-done
 	tr.CloseIdleConnections()
@@ -147,13 +147,4 @@ func allocated() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
-}
-
-// cpuTime is this process's CPU time so far (user + system).
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/internal/cputime"
 )
 
 // BenchmarkFetchedAdd marks URLs from 256 goroutines at once (a crawl of
@@ -48,7 +48,7 @@ func BenchmarkFetchedAdd(b *testing.B) {
 				add = func(u string) error { return st.DB.Update(func(tx *bbolt.Tx) error { return put(tx, u) }) }
 			}
 			var n atomic.Int64
-			cpu0 := cpuTime(b)
+			cpu0 := cputime.Self()
 			b.SetParallelism(128) // 256 goroutines on 2 cores
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -65,16 +65,7 @@ func BenchmarkFetchedAdd(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "marks/s")
-			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/mark")
+			b.ReportMetric(float64((cputime.Self()-cpu0).Microseconds())/float64(b.N), "cpu-µs/mark")
 		})
 	}
-}
-
-// cpuTime is this process's CPU time so far (user + system).
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

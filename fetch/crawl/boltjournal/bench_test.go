@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
+	"github.com/goodbot-go/goodbot/internal/cputime"
 )
 
 // BenchmarkFrontierMemory reports the live heap per URL of a Frontier of
@@ -246,7 +246,7 @@ func BenchmarkRecord(b *testing.B) {
 					})
 				}
 			}
-			cpu0 := cpuTime(b)
+			cpu0 := cputime.Self()
 			b.SetParallelism(128) // 256 goroutines on 2 cores
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -266,16 +266,7 @@ func BenchmarkRecord(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/step")
+			b.ReportMetric(float64((cputime.Self()-cpu0).Microseconds())/float64(b.N), "cpu-µs/step")
 		})
 	}
-}
-
-// cpuTime is this process's CPU time so far (user + system).
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
