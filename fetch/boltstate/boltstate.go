@@ -101,6 +101,8 @@ type Options struct {
 	// values) before they are applied to the bbolt file (see the package
 	// doc). Zero means [DefaultCheckpointBytes].
 	CheckpointBytes int
+
+	betweenResets func() // tests: runs at open between emptying the log's older file and its newer
 }
 
 // ErrLocked is returned by [Open] and [OpenDB] when another process holds
@@ -320,7 +322,7 @@ func newState(db *bbolt.DB, o Options) (*State, error) {
 	st.cond.L = &st.mu
 	st.Validators = jsonBucket[fetch.Validator]{st, ValidatorsBucket}
 	st.Fetched = setBucket{st, FetchedBucket}
-	if err := st.openLog(o.LockTimeout); err != nil {
+	if err := st.openLog(o.LockTimeout, o.betweenResets); err != nil {
 		return nil, err
 	}
 	if err := st.filterFetched(); err != nil {

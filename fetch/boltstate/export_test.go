@@ -58,3 +58,9 @@ func Reencode(p []byte) ([]byte, error) {
 	}
 	return appendRecord(nil, cs), nil
 }
+
+// OpenBetweenResets is Open with f run at open between emptying the log's
+// older file and its newer.
+func OpenBetweenResets(path string, f func()) (*State, error) {
+	return Open(path, &Options{betweenResets: f})
+}

@@ -481,6 +481,30 @@ func TestLog_BothFilesReplayedInOrder(t *testing.T) {
 	}
 }
 
+// Killed while it empties the two files of a replayed log, a State leaves
+// the older emptied and the newer whole (never the other way): the next
+// open still reads the newer file's write.
+func TestLog_KilledBetweenEmptyingTheFiles(t *testing.T) {
+	snap := bothFiles(t)
+	again := filepath.Join(t.TempDir(), "again.db")
+	st, err := boltstate.OpenBetweenResets(snap, func() {
+		for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
+			b, err := os.ReadFile(snap + s)
+			if err != nil {
+				t.Error(err)
+			}
+			os.WriteFile(again+s, b, 0o600)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if got, _ := valueOfK(t, again); got != "second" {
+		t.Errorf("k = %q after a kill between the two files' emptying, want %q", got, "second")
+	}
+}
+
 // Only the file written last can end in a record cut short (the older was
 // synced whole before the newer took a write): an older file cut short is
 // damage; the replay stops there and both files are kept aside.

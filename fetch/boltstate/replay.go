@@ -13,7 +13,7 @@ import (
 // layer for a read-only one. A damaged log file is copied aside
 // (FILE.corrupt-TIME) and what precedes the damage is replayed; a record
 // cut short by a crash was never acknowledged and is dropped.
-func (s *State) openLog(timeout time.Duration) error {
+func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 	readOnly := s.DB.IsReadOnly()
 	logs, err := openLogFiles(s.DB.Path(), readOnly, timeout)
 	if err != nil {
@@ -38,7 +38,12 @@ func (s *State) openLog(timeout time.Duration) error {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.Slice(idx, func(a, b int) bool { return reads[idx[a]].gen < reads[idx[b]].gen })
+	// Older first; of two files of one generation (a fresh log), the first
+	// file is taken for the newer, the one to write.
+	sort.Slice(idx, func(a, b int) bool {
+		ga, gb := reads[idx[a]].gen, reads[idx[b]].gen
+		return ga < gb || (ga == gb && idx[a] > idx[b])
+	})
 	var gen uint64
 	replayed := 0
 	for n, i := range idx {
@@ -89,15 +94,21 @@ func (s *State) openLog(timeout time.Duration) error {
 		s.log.Info("replayed the state's log", "file", s.DB.Path(), "writes", replayed)
 		s.active = newLayer()
 	}
-	if err := logs[1].reset(gen); err != nil {
+	// Empty the older file first: killed between the two, the newer file's
+	// writes are replayed again on top of the older's, never the other way.
+	older, newer := files[idx[0]], files[idx[len(idx)-1]]
+	if err := older.reset(gen); err != nil {
 		closeLogFiles(logs)
 		return fmt.Errorf("boltstate: log: %w", err)
 	}
-	if err := logs[0].reset(gen + 1); err != nil {
+	if betweenResets != nil {
+		betweenResets()
+	}
+	if err := newer.reset(gen + 1); err != nil {
 		closeLogFiles(logs)
 		return fmt.Errorf("boltstate: log: %w", err)
 	}
-	s.w = newLogWriter(logs[0])
+	s.w = newLogWriter(newer)
 	return nil
 }
 
