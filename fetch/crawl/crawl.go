@@ -88,6 +88,10 @@ type Crawler struct {
 	Log    *slog.Logger
 
 	done atomic.Int64
+
+	finishing chan struct{}  // a slot per Finish going on beside the workers
+	finishes  sync.WaitGroup // those Finishes
+	finished  chan struct{}  // one of them returned: its site may be due (capacity 1)
 }
 
 // DefaultParallel is the number of a [Crawler]'s workers when Parallel is
@@ -132,6 +136,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	q := c.Frontier.queue()
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
+	c.finishing, c.finished = make(chan struct{}, n), make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -144,6 +149,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	err := c.dispatch(ctx, q, n, work, freed)
 	close(work)
 	wg.Wait()
+	c.finishes.Wait()
 	if err != nil {
 		return err
 	}
@@ -153,7 +159,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 // dispatch leases the due items and hands each to a free worker (n at
 // first; freed tells of one more) until the crawl is over, ctx ends or the
 // Queue fails. With no site due it waits for the next ready time, a worker
-// to finish, or Recheck.
+// to finish, a Finish to return, or Recheck.
 func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item, freed <-chan struct{}) error {
 	idle := n
 	var timer *time.Timer
@@ -203,6 +209,7 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item
 		select {
 		case <-freed:
 			idle++
+		case <-c.finished:
 		case <-timer.C:
 		case <-ctx.Done():
 			return nil
@@ -316,7 +323,21 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 	} else {
 		ready = time.Time{} // no request: the site's next item may be refused too
 	}
-	c.finish(ctx, q, it, step, ready)
+	// The worker is free for the next request while the outcome becomes
+	// durable: the Finish goes on beside it, unless Parallel of them are.
+	select {
+	case c.finishing <- struct{}{}:
+		c.finishes.Go(func() {
+			defer func() { <-c.finishing }()
+			c.finish(ctx, q, it, step, ready)
+			select {
+			case c.finished <- struct{}{}: // the dispatcher looks at the schedule again
+			default: // it is told already
+			}
+		})
+	default:
+		c.finish(ctx, q, it, step, ready)
+	}
 }
 
 // finish ends the lease of it with step (even when ctx has ended: the step

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"runtime"
 	"slices"
 	"sync"
@@ -404,4 +405,71 @@ func TestCrawler_DisallowedURLDoesNotWaitForTheTurn(t *testing.T) {
 			t.Errorf("pages requested at %v; want [1s 2s]", got)
 		}
 	})
+}
+
+// slowJournal is a MemoryJournal whose Record of the outcome of key waits
+// for release (a Journal waiting for its disk).
+type slowJournal struct {
+	MemoryJournal
+	key      string
+	entered  chan struct{}
+	release  chan struct{}
+	waiting  atomic.Bool // Record of key has begun and not returned
+	recorded atomic.Int32
+}
+
+func (j *slowJournal) Record(ctx context.Context, step Step) error {
+	if len(step.Done) > 0 && step.Done[0] == j.key {
+		j.waiting.Store(true)
+		close(j.entered)
+		select {
+		case <-j.release:
+		case <-time.After(5 * time.Second): // the crawl waits for this Record: it fails below
+		}
+		j.waiting.Store(false)
+	}
+	err := j.MemoryJournal.Record(ctx, step)
+	if len(step.Done) > 0 {
+		j.recorded.Add(1)
+	}
+	return err
+}
+
+// A worker does not wait for its page's outcome to become durable: with
+// one worker, the second site's page is fetched while the first's outcome
+// is still being recorded; the first site's next page waits for it; Run
+// returns only once every outcome is recorded.
+func TestCrawler_WorkerFreeWhileOutcomeIsRecorded(t *testing.T) {
+	j := &slowJournal{key: "http://a.test/1", entered: make(chan struct{}), release: make(chan struct{})}
+	f := &Frontier{Journal: j}
+	f.AddAll([]*url.URL{u("http://a.test/1"), u("http://b.test/1"), u("http://a.test/2")}, "seed")
+	var mu sync.Mutex
+	var fetched []string
+	c := &Crawler{Frontier: f, Parallel: 1, Get: func(ctx context.Context, it Item) Page {
+		mu.Lock()
+		fetched = append(fetched, it.Key)
+		mu.Unlock()
+		if it.Key == "http://b.test/1" {
+			select {
+			case <-j.entered: // a.test/1's Record began
+				if !j.waiting.Load() {
+					t.Error("b.test/1 fetched after a.test/1's Record returned; want while it waits")
+				}
+				close(j.release)
+			default:
+				t.Error("b.test/1 fetched before a.test/1's Record began; want while it waits")
+			}
+		}
+		return Page{Outcome: "ok"}
+	}}
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := j.recorded.Load(); n != 3 {
+		t.Errorf("Run returned with %d outcomes recorded; want 3", n)
+	}
+	want := []string{"http://a.test/1", "http://b.test/1", "http://a.test/2"}
+	if !slices.Equal(fetched, want) {
+		t.Errorf("fetched %v; want %v (a.test/2 after a.test/1's Finish)", fetched, want)
+	}
 }
