@@ -103,24 +103,25 @@ type chain struct {
 	outer http.RoundTripper     // checks -> robots -> headers -> inner
 
 	mu       sync.Mutex                // guards pending
-	pending  map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
+	pending  map[string]*robots.Robots // robots.txt just read, by host key, for the gap after its own fetch
 	npending atomic.Int32              // len(pending), stored under mu: read without it, no lock while none waits
 }
 
 // crawlDelay is the politeness Transport's CrawlDelay: the cached robots.txt
 // copy, or the one just read (the gap after the robots.txt fetch itself is
-// computed before the cache stores it).
+// computed before the cache stores it). A copy just read serves that one
+// gap and is let go: a site whose pages are never fetched (robots.txt
+// disallows them all) leaves nothing behind.
 func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
 	r, ok := c.robots.Cached(u)
 	if c.npending.Load() > 0 {
 		key := politeness.HostKey(u)
 		c.mu.Lock()
-		if ok {
-			delete(c.pending, key)
-			c.npending.Store(int32(len(c.pending)))
-		} else {
+		if !ok {
 			r, ok = c.pending[key]
 		}
+		delete(c.pending, key)
+		c.npending.Store(int32(len(c.pending)))
 		c.mu.Unlock()
 	}
 	if !ok {

@@ -170,3 +170,34 @@ func TestPacing_ChainOrder_RobotsBeforePoliteness(t *testing.T) {
 		}
 	})
 }
+
+// The robots.txt copy kept for the gap after its own fetch (its
+// Crawl-delay) is let go once that gap is set, whether or not a page of
+// the site is fetched after it: a crawl of many sites whose robots.txt
+// disallows everything holds no copy beyond the robots cache's own.
+func TestPacing_RobotsCopyForTheGapIsLetGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		var urls []string
+		for i := range 20 {
+			host := fmt.Sprintf("s%d.test", i)
+			rules := "User-agent: *\nCrawl-delay: 3\n"
+			if i%2 == 0 {
+				rules += "Disallow: /\n" // nothing fetched after robots.txt
+			}
+			site(w, host, rules).Fallback(fetchtest.HTML("p"))
+			urls = append(urls, "http://"+host+"/p")
+		}
+		f := mustFetcher(t, memBot(w))
+		for u, o := range getAll(f, urls) {
+			if want := fetch.OK; o != want && o != fetch.Disallowed {
+				t.Errorf("%s: %v", u, o)
+			}
+		}
+		if n := fetch.PendingRobots(f); n != 0 {
+			t.Errorf("%d robots.txt copies held outside the cache after the crawl, want 0", n)
+		}
+		w.Check(t, fetchtest.MinGapOn("s1.test", 3*time.Second))
+	})
+}
