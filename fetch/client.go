@@ -107,23 +107,28 @@ type chain struct {
 	npending atomic.Int32              // len(pending), stored under mu: read without it, no lock while none waits
 }
 
-// crawlDelay is the politeness Transport's CrawlDelay: the cached robots.txt
-// copy, or the one just read (the gap after the robots.txt fetch itself is
-// computed before the cache stores it). A copy just read serves that one
+// crawlDelay is the Crawl-delay for the gap after a request to u: that of
+// the robots.txt copy just read, when the request fetched it (the gap
+// after the robots.txt fetch itself is computed before the cache stores
+// it, and a copy fetched again may say another Crawl-delay than the one
+// cached), else that of the cached copy. A copy just read serves that one
 // gap and is let go: a site whose pages are never fetched (robots.txt
 // disallows them all) leaves nothing behind.
 func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
-	r, ok := c.robots.Cached(u)
 	if c.npending.Load() > 0 {
 		key := politeness.HostKey(u)
 		c.mu.Lock()
-		if !ok {
-			r, ok = c.pending[key]
+		r, ok := c.pending[key]
+		if ok {
+			delete(c.pending, key)
+			c.npending.Store(int32(len(c.pending)))
 		}
-		delete(c.pending, key)
-		c.npending.Store(int32(len(c.pending)))
 		c.mu.Unlock()
+		if ok {
+			return r.CrawlDelay(c.agent)
+		}
 	}
+	r, ok := c.robots.Cached(u)
 	if !ok {
 		return 0, false
 	}
