@@ -53,8 +53,8 @@ type Transport struct {
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
 
-	keysMu sync.RWMutex       // guards keys
-	keys   map[rawHost]string // interned host keys; cleared when large
+	keysMu sync.RWMutex         // guards keys
+	keys   map[rawHost]*hostRef // interned host keys; cleared when large
 
 	track tracker // what Hosts reports
 }
@@ -162,24 +162,43 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-// hostKey is HostKey with interning, so the common case does not allocate.
-func (t *Transport) hostKey(u *url.URL) string {
+// hostRef is the Transport's handle on one host: its key (HostKey), with
+// the host's tracker record and MemoryGate entry as last found, so that a
+// request reaches them without looking them up again while they stay the
+// ones in use (the tracker may forget a host, the gate drop its entry; each
+// marks what it let go, and the handle then looks the host up anew).
+type hostRef struct {
+	key   string
+	track atomic.Pointer[hostTrack] // nil: not found yet
+	entry *memEntry                 // guarded by the gate's MemoryGate.mu; nil: not found yet
+}
+
+// hostRef returns u's host handle, interned, so the common case neither
+// allocates nor computes HostKey.
+func (t *Transport) hostRef(u *url.URL) *hostRef {
 	raw := rawHost{u.Scheme, u.Host}
 	t.keysMu.RLock()
-	k, ok := t.keys[raw]
+	ref := t.keys[raw]
 	t.keysMu.RUnlock()
-	if ok {
-		return k
+	if ref != nil {
+		return ref
 	}
-	k = HostKey(u)
+	ref = &hostRef{key: HostKey(u)}
 	t.keysMu.Lock()
 	if t.keys == nil || len(t.keys) >= maxInternedKeys {
-		t.keys = make(map[rawHost]string)
+		t.keys = make(map[rawHost]*hostRef)
 	}
-	t.keys[raw] = k
+	if r := t.keys[raw]; r != nil {
+		ref = r // interned meanwhile
+	} else {
+		t.keys[raw] = ref
+	}
 	t.keysMu.Unlock()
-	return k
+	return ref
 }
+
+// hostKey is HostKey with interning.
+func (t *Transport) hostKey(u *url.URL) string { return t.hostRef(u).key }
 
 // readyer carries one request's view into Gate.Acquire without a closure
 // allocation per request (pooled per Transport).
@@ -304,7 +323,8 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 	if !ok || u == nil {
 		return ctx.Err()
 	}
-	host := t.hostKey(u)
+	ref := t.hostRef(u)
+	host := ref.key
 	deadline, hasDeadline := ctx.Deadline()
 	var h *hostTrack // queued while it sleeps
 	defer func() {
@@ -313,7 +333,7 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 		}
 	}()
 	for {
-		st, busy, found := mg.peek(host)
+		st, busy, found := mg.peek(host, ref)
 		if !found || busy {
 			return ctx.Err()
 		}
@@ -326,7 +346,7 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 			return ctx.Err()
 		}
 		if h == nil {
-			h = t.track.queue(host)
+			h = t.track.queue(host, ref)
 		}
 		t.emit(Event{Kind: EventWait, Host: host, Reason: reason, Duration: d, Until: st.NotBefore})
 		if err := sleep(ctx, d); err != nil {
@@ -346,8 +366,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("politeness: nil Request.URL")
 	}
 	ctx := req.Context()
-	host := t.hostKey(req.URL)
-	h := t.track.queue(host)
+	ref := t.hostRef(req.URL)
+	host := ref.key
+	h := t.track.queue(host, ref)
 
 	r := t.readyers.Get().(*readyer)
 	r.t, r.host = t, host
@@ -359,13 +380,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A request with a deadline need not queue behind others to learn
 		// that the host is paused beyond it: look first.
 		if r.hasDeadline {
-			if st, _, found := mg.peek(host); found {
+			if st, _, found := mg.peek(host, ref); found {
 				err = r.refusal(st, time.Now())
 			}
 		}
 		if err == nil {
 			b = new(body) // holds the lease too: one allocation
-			if err = mg.acquire(ctx, host, r.fn, &b.mem); err == nil {
+			if err = mg.acquire(ctx, host, ref, r.fn, &b.mem); err == nil {
 				lease = &b.mem
 			}
 		}

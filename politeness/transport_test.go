@@ -779,6 +779,32 @@ func TestTransport_IdleHostsForgotten(t *testing.T) {
 	})
 }
 
+// Two Transports sharing a MemoryGate pace one host together also after the
+// gate forgot it: the one that asked about the host before the gate forgot
+// it sees the state the other stored since.
+func TestTransport_SharedGateAfterHostForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		gate := &politeness.MemoryGate{SweepEvery: -1}
+		p := politeness.Policy{MinDelay: 10 * time.Second, IdleTime: time.Second}
+		c1 := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: p}}
+		c2 := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: p}}
+		mustGet(t, c1, hostA)
+		time.Sleep(12 * time.Second) // past the gap and the idle time
+		gate.Sweep()
+		if n := gate.Len(); n != 0 {
+			t.Fatalf("Len = %d after the idle time, want 0", n)
+		}
+		mustGet(t, c2, hostA)
+		start := time.Now()
+		mustGet(t, c1, hostA)
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("the first Transport's next request waited %v, want the 10 s gap the second one's request set", d)
+		}
+		check(t, w, constGap(10*time.Second))
+	})
+}
+
 type refusingLimiter struct{}
 
 func (refusingLimiter) Wait(context.Context) error { return errors.New("budget exhausted") }
