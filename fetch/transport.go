@@ -50,13 +50,13 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		b, _ = req.Response.Request.Context().Value(budgetKey{}).(*budget)
 	}
 	bctx := &budgetCtx{b: b} // carries b down the chain
+	cancel, timed := nop, false
 	if b == nil {
+		// The fetch's first hop: its budget starts when the request is
+		// sent (limitsTransport).
 		bctx.own.timeout = c.limits.timeout()
 		bctx.b = &bctx.own
-		b = bctx.b
-	}
-	cancel, timed := nop, false
-	if d, ok := b.deadline(); ok {
+	} else if d, ok := b.deadline(); ok {
 		timed = true
 		if !time.Now().Before(d) {
 			closeBody(req)
