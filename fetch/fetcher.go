@@ -270,10 +270,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 		}
 	}
 	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u}}
-	req, err := newGet(ctx, u)
-	if err != nil {
-		return nil, err
-	}
+	req := newGet(ctx, u)
 	// rawURL is how u writes itself when it is its own normalised form:
 	// an answer to u then keeps it as the page's FinalURL.
 	var asked *url.URL
@@ -330,14 +327,17 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 
 // newGet returns a GET request for u, as http.NewRequestWithContext would
 // for u.String(), without writing u out and parsing it again (u is not
-// copied: the chain never changes a request's URL).
-func newGet(ctx context.Context, u *url.URL) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
-	if err != nil {
-		return nil, err
+// copied: the chain never changes a request's URL). Its Host is set only
+// when it is not u.Host (an empty port, which net/http drops): the request
+// is sent to u.Host otherwise, and http.Client copies the URL of a request
+// whose Host is set.
+func newGet(ctx context.Context, u *url.URL) *http.Request {
+	r := http.Request{Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header)}
+	if h := strings.TrimSuffix(u.Host, ":"); h != u.Host {
+		r.Host = h
 	}
-	req.URL, req.Host = u, strings.TrimSuffix(u.Host, ":") // an empty port, as net/http drops it
-	return req, nil
+	return r.WithContext(ctx)
 }
 
 // setResponse sets the page's status, header and final URL from resp; an
