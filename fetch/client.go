@@ -97,6 +97,15 @@ type chain struct {
 	log                          *slog.Logger
 	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
+	// plainHeader is the header of a Fetcher Get's first request when it
+	// needs nothing but the bot's fixed fields (plainFirstHop), shared by
+	// all such requests: nil unless every layer below botTransport leaves
+	// a request's header as it is (the chain's own base transport, which
+	// net/http does not write to, and no payer, which adds its field). It
+	// is never written, and no such request leaves the Fetcher (a Page has
+	// its answer's header, not its request's).
+	plainHeader http.Header
+
 	base  http.RoundTripper     // the bot's base transport
 	pol   *politeness.Transport // the top of inner
 	inner http.RoundTripper     // politeness -> signing -> limits -> base
@@ -216,6 +225,9 @@ func newChain(bot Bot) (*chain, error) {
 	c.base = bot.Transport
 	if c.base == nil {
 		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap())
+		if c.pay == nil {
+			c.plainHeader = c.newPlainHeader()
+		}
 	}
 	lt := &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Transport != nil {

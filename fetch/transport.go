@@ -76,7 +76,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// before changing anything else.
 	bctx.Context = ctx
 	out := req.WithContext(bctx)
-	out.Header = cloneHeader(req.Header)
+	plain := admitted && c.plainHeader != nil && c.plainFirstHop(req, get)
+	if plain {
+		out.Header = c.plainHeader // never written: see chain.plainHeader
+	} else {
+		out.Header = cloneHeader(req.Header)
+	}
 	if h, ok := sendHost(req.URL); ok {
 		// Sent to the site key's spelling of the host: net/http would dial
 		// a full-width or ideographic spelling as another name.
@@ -87,10 +92,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			out.Host = ""
 		}
 	}
-	if err := c.setHeaders(out, req.Response != nil); err != nil {
-		cancel()
-		closeBody(req)
-		return nil, err
+	if !plain {
+		if err := c.setHeaders(out, req.Response != nil); err != nil {
+			cancel()
+			closeBody(req)
+			return nil, err
+		}
 	}
 	resp, err := c.send(out)
 	if err == nil {
