@@ -144,6 +144,19 @@ func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
 	return r.CrawlDelay(c.agent)
 }
 
+// crawlDelayFor is the politeness Transport's CrawlDelayFor: for the first
+// request of a Fetcher's Get, the Crawl-delay of the robots.txt copy that
+// admitted it, taken then, when that copy is still the cache's and no copy
+// just read waits; crawlDelay otherwise. The answer is crawlDelay's either
+// way, without looking the copy up again when the turn ends.
+func (c *chain) crawlDelayFor(req *http.Request) (time.Duration, bool) {
+	if g := fetcherGet(req.Context()); g != nil && req.URL == g.admitted &&
+		c.npending.Load() == 0 && g.gap.held.Current() {
+		return g.gap.delay, g.gap.ok
+	}
+	return c.crawlDelay(req.URL)
+}
+
 func newChain(bot Bot) (*chain, error) {
 	ua, err := parseUA(bot.UserAgent)
 	if err != nil {
@@ -244,12 +257,12 @@ func newChain(bot Bot) (*chain, error) {
 	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.robotsTimeout(), RetryInterval: bot.RobotsRetry,
 		Store: bot.RobotsStore, Logger: bot.Logger}
 	pol := &politeness.Transport{
-		Base:       rt,
-		Policy:     bot.Politeness,
-		Gate:       bot.Gate,
-		Logger:     bot.Logger,
-		CrawlDelay: c.crawlDelay,
-		Observe:    bot.Observe,
+		Base:          rt,
+		Policy:        bot.Politeness,
+		Gate:          bot.Gate,
+		Logger:        bot.Logger,
+		CrawlDelayFor: c.crawlDelayFor,
+		Observe:       bot.Observe,
 	}
 	c.pol, c.inner = pol, pol
 	c.robots.Transport = &robotsTransport{c: c}

@@ -249,9 +249,13 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	// does not wait, and a Get waiting for its turn holds its URL, not a
 	// request. The chain does not check the first request again.
 	var rules *robots.Robots // the robots.txt copy that admitted u
+	var gap admittedDelay
 	err := f.chain.admitURL(u)
 	if err == nil {
-		rules, err = f.chain.admitSite(ctx, u)
+		rules, gap.held, err = f.chain.admitSite(ctx, u)
+	}
+	if rules != nil {
+		gap.delay, gap.ok = rules.CrawlDelay(f.chain.agent)
 	}
 	if err == nil {
 		if err = f.chain.pol.Wait(ctx, u); err != nil {
@@ -269,7 +273,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
 		}
 	}
-	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u}}
+	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u, gap: gap}}
 	req := newGet(ctx, u)
 	// rawURL is how u writes itself when it is its own normalised form:
 	// an answer to u then keeps it as the page's FinalURL.

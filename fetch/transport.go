@@ -65,7 +65,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = withDeadline(ctx, d)
 	}
 	if !admitted {
-		if _, err := c.admitSite(ctx, req.URL); err != nil {
+		if _, _, err := c.admitSite(ctx, req.URL); err != nil {
 			cancel()
 			closeBody(req)
 			return nil, err
@@ -129,31 +129,32 @@ func (c *chain) admitURL(u *url.URL) error {
 
 // admitSite applies the site's rules to a request for u that passed
 // admitURL: the payment budget, robots.txt (fetched first if need be) and
-// the usage it states. It returns the robots.txt copy that allowed u, or
-// nil when the copy changed while it decided.
-func (c *chain) admitSite(ctx context.Context, u *url.URL) (*robots.Robots, error) {
+// the usage it states. It returns the robots.txt copy that allowed u, with
+// the cache's hold on it, or nil (and the zero Held) when the copy changed
+// while it decided.
+func (c *chain) admitSite(ctx context.Context, u *url.URL) (*robots.Robots, robots.Held, error) {
 	if c.pay != nil {
 		if err := c.pay.check(u); err != nil {
-			return nil, err
+			return nil, robots.Held{}, err
 		}
 	}
-	r, err := c.robots.Get(ctx, u)
+	r, held, err := c.robots.GetHeld(ctx, u)
 	if err == nil && !r.Allowed(c.agent, requestTarget(u)) {
 		// Check states the refusal (its rule, why robots.txt is
 		// unreachable), or allows u under a copy that came meanwhile.
-		r, err = nil, c.robots.Check(ctx, c.agent, u)
+		r, held, err = nil, robots.Held{}, c.robots.Check(ctx, c.agent, u)
 	}
 	if err != nil {
 		c.log.Debug("fetch: robots.txt refused", "url", u.Redacted(), "err", err)
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
-		return nil, &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
+		return nil, robots.Held{}, &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
 	}
 	if err := c.checkRobotsUsage(u, r); err != nil {
 		c.log.Debug("fetch: usage refused", "url", u.String(), "err", err)
-		return nil, err
+		return nil, robots.Held{}, err
 	}
-	return r, nil
+	return r, held, nil
 }
 
 // cloneHeader is Header.Clone with room for the headers setHeaders adds.

@@ -38,6 +38,12 @@ type Transport struct {
 	// (typically from its robots.txt). It is called after each response to
 	// compute the host's next gap, and must not block on I/O.
 	CrawlDelay func(u *url.URL) (time.Duration, bool)
+	// CrawlDelayFor, when set, is called instead of CrawlDelay, with the
+	// request whose turn ends (as RoundTrip got it): for a caller that
+	// knows the host's Crawl-delay from the request itself, its context
+	// for instance. The same rules apply: called after each response (or
+	// failure), it must not block on I/O.
+	CrawlDelayFor func(req *http.Request) (time.Duration, bool)
 	// Logger, when set, receives pauses, give-ups and breaker trips at Info
 	// or Warn level and waits at Debug level. Nil means silent.
 	Logger *slog.Logger
@@ -415,19 +421,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		now := time.Now()
 		st = t.afterFailure(ctx, host, st, now, err)
-		t.release(lease, h, 0, st, req.URL, now)
+		t.release(lease, h, 0, st, req, now)
 		return nil, err
 	}
 	st = t.afterResponse(host, st, resp)
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		// Nothing to wait for (a 101 body is a connection; keep its type).
-		t.release(lease, h, resp.StatusCode, st, req.URL, time.Now())
+		t.release(lease, h, resp.StatusCode, st, req, time.Now())
 		return resp, nil
 	}
 	if b == nil {
 		b = new(body)
 	}
-	b.rc, b.t, b.lease, b.next, b.u = resp.Body, t, lease, st, req.URL
+	b.rc, b.t, b.lease, b.next, b.req = resp.Body, t, lease, st, req
 	b.track, b.status = h, resp.StatusCode
 	resp.Body = b
 	return resp, nil
@@ -517,13 +523,17 @@ func (t *Transport) pause(host string, st State, status int, now time.Time, wait
 	return st
 }
 
-// release ends the host's turn at end: it sets the gap, the expiry, and
-// stores the state. status is the answer's (0: none), for Hosts.
-func (t *Transport) release(l Lease, h *hostTrack, status int, st State, u *url.URL, end time.Time) {
+// release ends the host's turn of req at end: it sets the gap, the
+// expiry, and stores the state. status is the answer's (0: none), for
+// Hosts.
+func (t *Transport) release(l Lease, h *hostTrack, status int, st State, req *http.Request, end time.Time) {
 	var crawl time.Duration
 	var ok bool
-	if t.CrawlDelay != nil {
-		crawl, ok = t.CrawlDelay(u)
+	switch {
+	case t.CrawlDelayFor != nil:
+		crawl, ok = t.CrawlDelayFor(req)
+	case t.CrawlDelay != nil:
+		crawl, ok = t.CrawlDelay(req.URL)
 	}
 	gap := t.Policy.baseDelay(crawl, ok)
 	for i := 0; i < st.Slow && gap < maxDuration/2; i++ {
@@ -559,7 +569,7 @@ func (t *Transport) release(l Lease, h *hostTrack, status int, st State, u *url.
 	if err := l.Release(st); err != nil && t.Logger != nil {
 		// The gate could not store the host's state (a shared gate lost its
 		// lease or its server): the next request re-reads whatever it has.
-		t.Logger.Warn("politeness: storing host state failed", slog.String("host", HostKey(u)), slog.Any("err", err))
+		t.Logger.Warn("politeness: storing host state failed", slog.String("host", HostKey(req.URL)), slog.Any("err", err))
 	}
 }
 
@@ -569,7 +579,7 @@ type body struct {
 	t      *Transport
 	lease  Lease
 	next   State
-	u      *url.URL
+	req    *http.Request
 	track  *hostTrack
 	status int
 	done   atomic.Bool
@@ -592,6 +602,6 @@ func (b *body) Close() error {
 
 func (b *body) finish() {
 	if b.done.CompareAndSwap(false, true) {
-		b.t.release(b.lease, b.track, b.status, b.next, b.u, time.Now())
+		b.t.release(b.lease, b.track, b.status, b.next, b.req, time.Now())
 	}
 }

@@ -68,6 +68,51 @@ func TestTransport_ZeroValueIsPolite(t *testing.T) {
 	})
 }
 
+// CrawlDelayFor, when set, is asked instead of CrawlDelay, with the request
+// whose turn ends (its context included), after each answer and failure.
+func TestTransport_CrawlDelayFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		type key struct{}
+		var asked []string
+		tr := &politeness.Transport{
+			Base:   w,
+			Policy: politeness.Policy{MinDelay: time.Second},
+			CrawlDelay: func(*url.URL) (time.Duration, bool) {
+				t.Error("CrawlDelay asked while CrawlDelayFor is set")
+				return 0, false
+			},
+			CrawlDelayFor: func(req *http.Request) (time.Duration, bool) {
+				v, _ := req.Context().Value(key{}).(string)
+				asked = append(asked, req.URL.Path+" "+v)
+				return 5 * time.Second, true
+			},
+		}
+		c := &http.Client{Transport: tr}
+		for i := range 3 {
+			ctx := context.WithValue(context.Background(), key{}, fmt.Sprint("ctx", i))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/p%d", hostA, i), nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		if got, want := strings.Join(asked, ", "), "/p0 ctx0, /p1 ctx1, /p2 ctx2"; got != want {
+			t.Errorf("asked for %s, want %s", got, want)
+		}
+		gs := gaps(w, hostA)
+		if len(gs) != 2 {
+			t.Fatalf("gaps %v, want 2", gs)
+		}
+		for _, g := range gs {
+			if g != 5*time.Second {
+				t.Errorf("gap %v, want the 5 s CrawlDelayFor gave", g)
+			}
+		}
+	})
+}
+
 func TestTransport_B4_H3_S4_CrawlDelay(t *testing.T) {
 	tests := []struct {
 		name     string
