@@ -250,12 +250,16 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	// request. The chain does not check the first request again.
 	var rules *robots.Robots // the robots.txt copy that admitted u
 	var gap admittedDelay
+	var use robots.Usage // what rules say about using u
 	err := f.chain.admitURL(u)
 	if err == nil {
 		rules, gap.held, err = f.chain.admitSite(ctx, u)
 	}
 	if rules != nil {
+		// What the page and the gap after it will need of the copy, read
+		// while its rules are at hand.
 		gap.delay, gap.ok = rules.CrawlDelay(f.chain.agent)
+		use = f.chain.robotsUsage(u, rules)
 	}
 	if err == nil {
 		if err = f.chain.pol.Wait(ctx, u); err != nil {
@@ -290,10 +294,8 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp, asked)
-	if resp.Request.URL != u {
-		rules = nil // redirected: the final URL's copy is looked up
-	}
-	page.Usage = f.chain.pageUsage(resp, rules)
+	// Redirected, the final URL's copy is looked up.
+	page.Usage = f.chain.pageUsage(resp, use, rules != nil && resp.Request.URL == u)
 	body, err := readBody(resp)
 	page.Body = body
 	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())
