@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"context"
 	"crypto/ed25519"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -207,6 +208,45 @@ func BenchmarkFetcherInMemory(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkFetcherInMemoryColdHosts is BenchmarkFetcherInMemory over 2,000
+// hosts in turn, with 512 scattered writes over 32 MiB between Gets, as a
+// crawl's other work does to the CPU's caches between two requests to one
+// host; get-ns/op is the time in Get alone:
+//
+//	go test -run '^$' -bench InMemoryColdHosts -benchtime 100000x -cpu 1 -count 5 ./fetch
+func BenchmarkFetcherInMemoryColdHosts(b *testing.B) {
+	const hosts = 2000
+	f, err := fetch.NewFetcher(benchBot(cannedBase()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	urls := make([]string, hosts)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("http://h%d.example:8080/page", i)
+		if _, err := f.Get(ctx, urls[i]); err != nil { // warm: robots.txt
+			b.Fatal(err)
+		}
+	}
+	junk := make([]byte, 32<<20)
+	var spent time.Duration
+	off, i := 0, 0
+	for b.Loop() {
+		for range 512 {
+			off = (off + 97*4096 + 64) % len(junk)
+			junk[off]++
+		}
+		u := urls[i%hosts]
+		i += 7 // coprime with hosts: every host in turn, not in memory order
+		t0 := time.Now()
+		if _, err := f.Get(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+		spent += time.Since(t0)
+	}
+	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "get-ns/op")
 }
 
 // BenchmarkComposedInMemorySigned is BenchmarkComposedInMemory with Web Bot

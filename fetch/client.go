@@ -97,36 +97,64 @@ type chain struct {
 	log                          *slog.Logger
 	signer                       *signing.Signer // answers Accept-Signature challenges (acceptsig.go)
 
+	// plainHeader is the header of a Fetcher Get's first request when it
+	// needs nothing but the bot's fixed fields (plainFirstHop), shared by
+	// all such requests: nil unless every layer below botTransport leaves
+	// a request's header as it is (the chain's own base transport, which
+	// net/http does not write to, and no payer, which adds its field). It
+	// is never written, and no such request leaves the Fetcher (a Page has
+	// its answer's header, not its request's).
+	plainHeader http.Header
+
 	base  http.RoundTripper     // the bot's base transport
 	pol   *politeness.Transport // the top of inner
 	inner http.RoundTripper     // politeness -> signing -> limits -> base
 	outer http.RoundTripper     // checks -> robots -> headers -> inner
 
 	mu       sync.Mutex                // guards pending
-	pending  map[string]*robots.Robots // robots.txt just read, by host key, until the cache has it
+	pending  map[string]*robots.Robots // robots.txt just read, by host key, for the gap after its own fetch
 	npending atomic.Int32              // len(pending), stored under mu: read without it, no lock while none waits
 }
 
-// crawlDelay is the politeness Transport's CrawlDelay: the cached robots.txt
-// copy, or the one just read (the gap after the robots.txt fetch itself is
-// computed before the cache stores it).
+// crawlDelay is the Crawl-delay for the gap after a request to u: that of
+// the robots.txt copy just read, when the request fetched it (the gap
+// after the robots.txt fetch itself is computed before the cache stores
+// it, and a copy fetched again may say another Crawl-delay than the one
+// cached), else that of the cached copy. A copy just read serves that one
+// gap and is let go: a site whose pages are never fetched (robots.txt
+// disallows them all) leaves nothing behind.
 func (c *chain) crawlDelay(u *url.URL) (time.Duration, bool) {
-	r, ok := c.robots.Cached(u)
 	if c.npending.Load() > 0 {
 		key := politeness.HostKey(u)
 		c.mu.Lock()
+		r, ok := c.pending[key]
 		if ok {
 			delete(c.pending, key)
 			c.npending.Store(int32(len(c.pending)))
-		} else {
-			r, ok = c.pending[key]
 		}
 		c.mu.Unlock()
+		if ok {
+			return r.CrawlDelay(c.agent)
+		}
 	}
+	r, ok := c.robots.Cached(u)
 	if !ok {
 		return 0, false
 	}
 	return r.CrawlDelay(c.agent)
+}
+
+// crawlDelayFor is the politeness Transport's CrawlDelayFor: for the first
+// request of a Fetcher's Get, the Crawl-delay of the robots.txt copy that
+// admitted it, taken then, when that copy is still the cache's and no copy
+// just read waits; crawlDelay otherwise. The answer is crawlDelay's either
+// way, without looking the copy up again when the turn ends.
+func (c *chain) crawlDelayFor(req *http.Request) (time.Duration, bool) {
+	if g := fetcherGet(req.Context()); g != nil && req.URL == g.admitted &&
+		c.npending.Load() == 0 && g.gap.held.Current() {
+		return g.gap.delay, g.gap.ok
+	}
+	return c.crawlDelay(req.URL)
 }
 
 func newChain(bot Bot) (*chain, error) {
@@ -210,6 +238,9 @@ func newChain(bot Bot) (*chain, error) {
 	c.base = bot.Transport
 	if c.base == nil {
 		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap())
+		if c.pay == nil {
+			c.plainHeader = c.newPlainHeader()
+		}
 	}
 	lt := &limitsTransport{base: c.base, maxBody: c.limits.maxBody(), identity: []string{"identity"}}
 	if bot.Transport != nil {
@@ -226,12 +257,12 @@ func newChain(bot Bot) (*chain, error) {
 	c.robots = &robots.Cache{TTL: bot.RobotsTTL, Timeout: bot.robotsTimeout(), RetryInterval: bot.RobotsRetry,
 		Store: bot.RobotsStore, Logger: bot.Logger}
 	pol := &politeness.Transport{
-		Base:       rt,
-		Policy:     bot.Politeness,
-		Gate:       bot.Gate,
-		Logger:     bot.Logger,
-		CrawlDelay: c.crawlDelay,
-		Observe:    bot.Observe,
+		Base:          rt,
+		Policy:        bot.Politeness,
+		Gate:          bot.Gate,
+		Logger:        bot.Logger,
+		CrawlDelayFor: c.crawlDelayFor,
+		Observe:       bot.Observe,
 	}
 	c.pol, c.inner = pol, pol
 	c.robots.Transport = &robotsTransport{c: c}

@@ -218,10 +218,17 @@ func isNumberLabel(s string) bool {
 	if s == "" {
 		return false
 	}
-	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
-		return strings.Trim(s[2:], "0123456789abcdefABCDEF") == ""
+	hex := len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	if hex {
+		s = s[2:]
 	}
-	return strings.Trim(s, "0123456789") == ""
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || hex && ('a' <= c|0x20 && c|0x20 <= 'f')) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseIPv4Number parses one part of a loose IPv4 address.

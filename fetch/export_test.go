@@ -76,3 +76,11 @@ func PlainHostAuthority(u *url.URL) (plain bool, host string, ok bool) {
 	host, ok = authority(u)
 	return plainHost(u), host, ok
 }
+
+// PendingRobots is how many robots.txt copies the Fetcher's chain holds
+// outside its robots cache (read, for the gap after their own fetch).
+func PendingRobots(f *Fetcher) int {
+	f.chain.mu.Lock()
+	defer f.chain.mu.Unlock()
+	return len(f.chain.pending)
+}

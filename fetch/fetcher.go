@@ -249,9 +249,17 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	// does not wait, and a Get waiting for its turn holds its URL, not a
 	// request. The chain does not check the first request again.
 	var rules *robots.Robots // the robots.txt copy that admitted u
+	var gap admittedDelay
+	var use robots.Usage // what rules say about using u
 	err := f.chain.admitURL(u)
 	if err == nil {
-		rules, err = f.chain.admitSite(ctx, u)
+		rules, gap.held, err = f.chain.admitSite(ctx, u)
+	}
+	if rules != nil {
+		// What the page and the gap after it will need of the copy, read
+		// while its rules are at hand.
+		gap.delay, gap.ok = rules.CrawlDelay(f.chain.agent)
+		use = f.chain.robotsUsage(u, rules)
 	}
 	if err == nil {
 		if err = f.chain.pol.Wait(ctx, u); err != nil {
@@ -269,11 +277,8 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
 		}
 	}
-	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u}}
-	req, err := newGet(ctx, u)
-	if err != nil {
-		return nil, err
-	}
+	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u, gap: gap}}
+	req := newGet(ctx, u)
 	// rawURL is how u writes itself when it is its own normalised form:
 	// an answer to u then keeps it as the page's FinalURL.
 	var asked *url.URL
@@ -289,10 +294,8 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	defer resp.Body.Close()
 	page.setResponse(resp, asked)
-	if resp.Request.URL != u {
-		rules = nil // redirected: the final URL's copy is looked up
-	}
-	page.Usage = f.chain.pageUsage(resp, rules)
+	// Redirected, the final URL's copy is looked up.
+	page.Usage = f.chain.pageUsage(resp, use, rules != nil && resp.Request.URL == u)
 	body, err := readBody(resp)
 	page.Body = body
 	page.Rules = f.chain.pageRules(resp.Header, body, time.Now())
@@ -330,14 +333,17 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 
 // newGet returns a GET request for u, as http.NewRequestWithContext would
 // for u.String(), without writing u out and parsing it again (u is not
-// copied: the chain never changes a request's URL).
-func newGet(ctx context.Context, u *url.URL) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
-	if err != nil {
-		return nil, err
+// copied: the chain never changes a request's URL). Its Host is set only
+// when it is not u.Host (an empty port, which net/http drops): the request
+// is sent to u.Host otherwise, and http.Client copies the URL of a request
+// whose Host is set.
+func newGet(ctx context.Context, u *url.URL) *http.Request {
+	r := http.Request{Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header)}
+	if h := strings.TrimSuffix(u.Host, ":"); h != u.Host {
+		r.Host = h
 	}
-	req.URL, req.Host = u, strings.TrimSuffix(u.Host, ":") // an empty port, as net/http drops it
-	return req, nil
+	return r.WithContext(ctx)
 }
 
 // setResponse sets the page's status, header and final URL from resp; an

@@ -49,3 +49,26 @@ func (c *chain) setHeaders(out *http.Request, redirected bool) error {
 	}
 	return nil
 }
+
+// plainFirstHop reports whether setHeaders would give req, the first
+// request of a Fetcher's Get (get), exactly the chain's plainHeader: req
+// has no header of its own, and nothing asks for more (validators to send,
+// Cache-Control: no-cache, an HTML-only bot's Accept for machine files).
+func (c *chain) plainFirstHop(req *http.Request, get *conditional) bool {
+	ctx := req.Context()
+	return len(req.Header) == 0 && get.v.IsZero() && !isFresh(ctx) && !(c.htmlOnly && isMachineFile(ctx))
+}
+
+// newPlainHeader returns what setHeaders gives an empty header with no
+// per-request additions, for chain.plainHeader; nil when the User-Agent
+// has placeholders.
+func (c *chain) newPlainHeader() http.Header {
+	if c.ua.parts != nil {
+		return nil
+	}
+	h := http.Header{"User-Agent": c.uaVals, "Accept": c.acceptVals}
+	if c.from != "" {
+		h["From"] = c.fromVals
+	}
+	return h
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/signing"
 )
 
@@ -408,6 +409,60 @@ func TestIdentity_C5_CredentialsStrippedWithOrWithoutJar(t *testing.T) {
 			}
 			if (h.Get("Cookie") == "sid=j") != withJar {
 				t.Errorf("wrap %v jar %v: Cookie %q", wrap, withJar, h.Get("Cookie"))
+			}
+		}
+	}
+}
+
+// B1, B8, H7: over the base transport fetch builds (Bot.Transport nil),
+// every request carries the bot's fields and only what it asks for: a
+// plain Get the User-Agent, From and Accept, a refetch its validators, a
+// fresh Get Cache-Control, an HTML-only bot's machine file its Accept; and
+// what one request carried is not carried by the next.
+func TestIdentity_OwnBaseSendsWhatEachRequestAsks(t *testing.T) {
+	w := fetchtest.New()
+	defer w.Close()
+	site(w, "a.test", "").
+		Handle("/etag", fetchtest.Page{Body: "<p>e</p>", ETag: `"v1"`}).
+		Handle("/plain", fetchtest.HTML("<p>p</p>")).
+		Handle("/sitemap.xml", fetchtest.Text("application/xml", "<urlset/>"))
+	w.Start()
+	bot := fetch.Bot{UserAgent: testUA, From: "bot@test.example", HTMLOnly: true,
+		Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly}
+	f, tr, err := fetch.NewFetcherWithLookup(bot, nil, func(t *http.Transport) { t.DialContext = w.DialContext })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.CloseIdleConnections()
+	ctx := context.Background()
+	steps := []struct {
+		url  string
+		opts fetch.GetOptions
+		want map[string]string // "" for a field that must be absent
+	}{
+		{"http://a.test/plain", fetch.GetOptions{}, map[string]string{"If-None-Match": "", "Cache-Control": ""}},
+		{"http://a.test/etag", fetch.GetOptions{}, map[string]string{"If-None-Match": ""}},
+		{"http://a.test/etag", fetch.GetOptions{}, map[string]string{"If-None-Match": `"v1"`}},
+		{"http://a.test/plain", fetch.GetOptions{Fresh: true}, map[string]string{"Cache-Control": "no-cache", "If-None-Match": ""}},
+		{"http://a.test/sitemap.xml", fetch.GetOptions{MachineFile: true},
+			map[string]string{"Accept": "application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5"}},
+		{"http://a.test/plain", fetch.GetOptions{}, map[string]string{"If-None-Match": "", "Cache-Control": "",
+			"Accept": "text/html,application/xhtml+xml;q=0.9"}},
+	}
+	for i, st := range steps {
+		if _, err := f.Get(ctx, st.url, st.opts); err != nil {
+			t.Fatalf("step %d: Get(%s): %v", i, st.url, err)
+		}
+		reqs := w.RequestsTo("a.test", strings.TrimPrefix(st.url, "http://a.test"))
+		r := reqs[len(reqs)-1]
+		for name, want := range map[string]string{"User-Agent": testUA, "From": "bot@test.example"} {
+			if got := r.Header.Get(name); got != want {
+				t.Errorf("step %d (%s): %s %q, want %q", i, st.url, name, got, want)
+			}
+		}
+		for name, want := range st.want {
+			if got := strings.Join(r.Header.Values(name), ", "); got != want {
+				t.Errorf("step %d (%s): %s %q, want %q", i, st.url, name, got, want)
 			}
 		}
 	}

@@ -139,8 +139,15 @@ func (t *limitsTransport) noteProto(req *http.Request, resp *http.Response, was 
 func (t *limitsTransport) CloseIdleConnections() { closeIdle(t.base) }
 
 func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	b, _ := req.Context().Value(budgetKey{}).(*budget)
-	hop, _ := req.Context().(*budgetCtx) // straight from botTransport: its limitedBody is free
+	// Straight from botTransport (the layers between kept its context),
+	// the request has its budget at hand, and its limitedBody is free.
+	hop, _ := req.Context().(*budgetCtx)
+	var b *budget
+	if hop != nil {
+		b = hop.b
+	} else {
+		b, _ = req.Context().Value(budgetKey{}).(*budget)
+	}
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
 	once, h1 := t.noResend(req)
@@ -187,10 +194,21 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	*lb = limitedBody{rc: resp.Body, left: t.maxBody, more: more, ctx: ctx, timed: timed, cancel: cancel, url: req.URL}
 	resp.Body = lb
-	if c, ok := req.Context().Value(robotsReqKey{}).(*chain); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if c, ok := robotsChain(req, hop); ok && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
 	}
 	return resp, nil
+}
+
+// robotsChain returns the chain of a robots.txt request (robotsTransport's
+// context value). hop is req's context when botTransport made it, which
+// no robots.txt request's is: it is not looked into then.
+func robotsChain(req *http.Request, hop *budgetCtx) (*chain, bool) {
+	if hop != nil {
+		return nil, false
+	}
+	c, ok := req.Context().Value(robotsReqKey{}).(*chain)
+	return c, ok
 }
 
 // limitedBody stops at the byte limit, closing the connection, and reports a

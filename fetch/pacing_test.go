@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -167,6 +168,87 @@ func TestPacing_ChainOrder_RobotsBeforePoliteness(t *testing.T) {
 		get(t, f, "http://a.test/two", fetch.OK)
 		if d := time.Since(start); d != 10*time.Second {
 			t.Errorf("allowed URL after %v, want 10s", d)
+		}
+	})
+}
+
+// The robots.txt copy kept for the gap after its own fetch (its
+// Crawl-delay) is let go once that gap is set, whether or not a page of
+// the site is fetched after it: a crawl of many sites whose robots.txt
+// disallows everything holds no copy beyond the robots cache's own.
+func TestPacing_RobotsCopyForTheGapIsLetGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		var urls []string
+		for i := range 20 {
+			host := fmt.Sprintf("s%d.test", i)
+			rules := "User-agent: *\nCrawl-delay: 3\n"
+			if i%2 == 0 {
+				rules += "Disallow: /\n" // nothing fetched after robots.txt
+			}
+			site(w, host, rules).Fallback(fetchtest.HTML("p"))
+			urls = append(urls, "http://"+host+"/p")
+		}
+		f := mustFetcher(t, memBot(w))
+		for u, o := range getAll(f, urls) {
+			if want := fetch.OK; o != want && o != fetch.Disallowed {
+				t.Errorf("%s: %v", u, o)
+			}
+		}
+		if n := fetch.PendingRobots(f); n != 0 {
+			t.Errorf("%d robots.txt copies held outside the cache after the crawl, want 0", n)
+		}
+		w.Check(t, fetchtest.MinGapOn("s1.test", 3*time.Second))
+	})
+}
+
+// B5: robots.txt fetched again with a new Crawl-delay (7 s, was 5 s)
+// sets the gap after its own fetch, and the gap after every page that ends
+// later, also a page admitted under the older copy: /p1 is admitted while
+// the first copy is fresh and waits for its gap while robots.txt is
+// fetched again; /p1 goes 7 s after that fetch, /p2 7 s after /p1.
+func TestPacing_B5_GapAfterPageFollowsTheCurrentCopy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		start := time.Now()
+		var mu sync.Mutex
+		sent := map[string]time.Duration{}
+		page := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			sent[r.URL.Path] = time.Since(start)
+			mu.Unlock()
+			fetchtest.HTML("p").ServeHTTP(rw, r)
+		})
+		w.Host("a.test").
+			Handle("/robots.txt", fetchtest.Sequence(fetchtest.Robots("User-agent: *\nCrawl-delay: 5\n"),
+				fetchtest.Robots("User-agent: *\nCrawl-delay: 7\n"))).
+			Fallback(page)
+		bot := memBot(w)
+		bot.RobotsTTL = 8 * time.Second
+		bot.Politeness.MinDelay = time.Second
+		f := mustFetcher(t, bot)
+		get(t, f, "http://a.test/p0", fetch.OK) // robots.txt at 0 s, /p0 at 5 s
+		var wg sync.WaitGroup
+		time.Sleep(time.Second) // 6 s: the first copy is fresh
+		wg.Go(func() {          // off the test's goroutine: no Fatal
+			if p, err := f.Get(context.Background(), "http://a.test/p1"); p == nil || p.Outcome != fetch.OK {
+				t.Errorf("Get(/p1): %v", err)
+			}
+		})
+		time.Sleep(3 * time.Second) // 9 s: stale, fetched again at 10 s
+		u, _ := url.Parse("http://a.test/")
+		if _, err := f.Robots().Get(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		get(t, f, "http://a.test/p2", fetch.OK)
+		if got, want := sent["/p1"], 17*time.Second; got != want {
+			t.Errorf("/p1 sent at %v, want %v (7 s after robots.txt was fetched again)", got, want)
+		}
+		if got, want := sent["/p2"]-sent["/p1"], 7*time.Second; got != want {
+			t.Errorf("/p2 sent %v after /p1, want %v", got, want)
 		}
 	})
 }

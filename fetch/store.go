@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goodbot-go/goodbot/politeness"
+	"github.com/goodbot-go/goodbot/robots"
 )
 
 // Validator is what a server said about a page version, sent back on a
@@ -325,6 +327,17 @@ type conditional struct {
 	// admitted it (URL rules, robots.txt) before waiting for the host: the
 	// chain does not check that request again.
 	admitted *url.URL
+	// gap is the Crawl-delay of the robots.txt copy that admitted it, for
+	// the gap after it (chain.crawlDelayFor).
+	gap admittedDelay
+}
+
+// admittedDelay is the Crawl-delay of the robots.txt copy that admitted a
+// request, with the cache's hold on that copy (zero: no copy).
+type admittedDelay struct {
+	held  robots.Held
+	delay time.Duration
+	ok    bool
 }
 
 type validatorsKey struct{}

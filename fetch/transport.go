@@ -50,13 +50,13 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		b, _ = req.Response.Request.Context().Value(budgetKey{}).(*budget)
 	}
 	bctx := &budgetCtx{b: b} // carries b down the chain
+	cancel, timed := nop, false
 	if b == nil {
+		// The fetch's first hop: its budget starts when the request is
+		// sent (limitsTransport).
 		bctx.own.timeout = c.limits.timeout()
 		bctx.b = &bctx.own
-		b = bctx.b
-	}
-	cancel, timed := nop, false
-	if d, ok := b.deadline(); ok {
+	} else if d, ok := b.deadline(); ok {
 		timed = true
 		if !time.Now().Before(d) {
 			closeBody(req)
@@ -65,7 +65,7 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = withDeadline(ctx, d)
 	}
 	if !admitted {
-		if _, err := c.admitSite(ctx, req.URL); err != nil {
+		if _, _, err := c.admitSite(ctx, req.URL); err != nil {
 			cancel()
 			closeBody(req)
 			return nil, err
@@ -76,7 +76,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// before changing anything else.
 	bctx.Context = ctx
 	out := req.WithContext(bctx)
-	out.Header = cloneHeader(req.Header)
+	plain := admitted && c.plainHeader != nil && c.plainFirstHop(req, get)
+	if plain {
+		out.Header = c.plainHeader // never written: see chain.plainHeader
+	} else {
+		out.Header = cloneHeader(req.Header)
+	}
 	if h, ok := sendHost(req.URL); ok {
 		// Sent to the site key's spelling of the host: net/http would dial
 		// a full-width or ideographic spelling as another name.
@@ -87,10 +92,12 @@ func (t *botTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			out.Host = ""
 		}
 	}
-	if err := c.setHeaders(out, req.Response != nil); err != nil {
-		cancel()
-		closeBody(req)
-		return nil, err
+	if !plain {
+		if err := c.setHeaders(out, req.Response != nil); err != nil {
+			cancel()
+			closeBody(req)
+			return nil, err
+		}
 	}
 	resp, err := c.send(out)
 	if err == nil {
@@ -122,31 +129,32 @@ func (c *chain) admitURL(u *url.URL) error {
 
 // admitSite applies the site's rules to a request for u that passed
 // admitURL: the payment budget, robots.txt (fetched first if need be) and
-// the usage it states. It returns the robots.txt copy that allowed u, or
-// nil when the copy changed while it decided.
-func (c *chain) admitSite(ctx context.Context, u *url.URL) (*robots.Robots, error) {
+// the usage it states. It returns the robots.txt copy that allowed u, with
+// the cache's hold on it, or nil (and the zero Held) when the copy changed
+// while it decided.
+func (c *chain) admitSite(ctx context.Context, u *url.URL) (*robots.Robots, robots.Held, error) {
 	if c.pay != nil {
 		if err := c.pay.check(u); err != nil {
-			return nil, err
+			return nil, robots.Held{}, err
 		}
 	}
-	r, err := c.robots.Get(ctx, u)
+	r, held, err := c.robots.GetHeld(ctx, u)
 	if err == nil && !r.Allowed(c.agent, requestTarget(u)) {
 		// Check states the refusal (its rule, why robots.txt is
 		// unreachable), or allows u under a copy that came meanwhile.
-		r, err = nil, c.robots.Check(ctx, c.agent, u)
+		r, held, err = nil, robots.Held{}, c.robots.Check(ctx, c.agent, u)
 	}
 	if err != nil {
 		c.log.Debug("fetch: robots.txt refused", "url", u.Redacted(), "err", err)
 		// Classified as a robots outcome even when the robots.txt fetch
 		// failed on one of this chain's own errors.
-		return nil, &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
+		return nil, robots.Held{}, &Error{Outcome: classify(err), URL: u.Redacted(), Err: err}
 	}
 	if err := c.checkRobotsUsage(u, r); err != nil {
 		c.log.Debug("fetch: usage refused", "url", u.String(), "err", err)
-		return nil, err
+		return nil, robots.Held{}, err
 	}
-	return r, nil
+	return r, held, nil
 }
 
 // cloneHeader is Header.Clone with room for the headers setHeaders adds.

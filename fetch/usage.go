@@ -138,10 +138,14 @@ func (c *chain) checkHeaderUsage(resp *http.Response) error {
 }
 
 // pageUsage is the verdict a page carries: what robots.txt says about its
-// final URL and what its header says, combined most restrictively. r is
-// the robots.txt copy that admitted the final URL (nil: the cached one).
-func (c *chain) pageUsage(resp *http.Response, r *robots.Robots) robots.Usage {
-	return c.robotsUsage(resp.Request.URL, r).Combine(robots.UsageFromHeader(resp.Header))
+// final URL (use: from the copy that admitted it, as robotsUsage gives it,
+// when known; otherwise from the cached copy) and what its header says,
+// combined most restrictively.
+func (c *chain) pageUsage(resp *http.Response, use robots.Usage, known bool) robots.Usage {
+	if !known {
+		use = c.robotsUsage(resp.Request.URL, nil)
+	}
+	return use.Combine(robots.UsageFromHeader(resp.Header))
 }
 
 // usage returns the statement behind a UsageRefused error (zero otherwise).

@@ -66,7 +66,8 @@
 // package uses it too), only when a response carries them.
 //
 // This package does not read robots.txt: the Crawl-delay comes from
-// [Transport.CrawlDelay], typically backed by a robots cache.
+// [Transport.CrawlDelay] (or [Transport.CrawlDelayFor]), typically backed
+// by a robots cache.
 //
 // [HostKey] uses golang.org/x/net/idna (UTS #46 lookup mapping), the one
 // dependency outside the standard library: without it the Unicode,

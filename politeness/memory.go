@@ -40,6 +40,7 @@ func NewMemoryGate() *MemoryGate { return new(MemoryGate) }
 type memEntry struct {
 	st         packedState
 	held       bool
+	gone       bool // dropped from MemoryGate.hosts (a hostRef holding it looks again)
 	head, tail *memWaiter
 }
 
@@ -126,28 +127,32 @@ const sweepCheckEvery = 256 // Acquire calls between two looks at the clock
 // so the waiters behind keep their order.
 func (g *MemoryGate) Acquire(ctx context.Context, host string, ready func(State) (time.Duration, error)) (Lease, error) {
 	l := new(memLease)
-	if err := g.acquire(ctx, host, ready, l); err != nil {
+	if err := g.acquire(ctx, host, nil, ready, l); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
 // acquire is Acquire filling in a lease the caller allocated (the Transport
-// embeds it in its response body wrapper to save an allocation).
-func (g *MemoryGate) acquire(ctx context.Context, host string, ready func(State) (time.Duration, error), l *memLease) error {
+// embeds it in its response body wrapper to save an allocation); ref, when
+// not nil, is the Transport's handle on host (see entryLocked).
+func (g *MemoryGate) acquire(ctx context.Context, host string, ref *hostRef, ready func(State) (time.Duration, error), l *memLease) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	g.mu.Lock()
 	g.maybeSweepLocked()
-	if g.hosts == nil {
-		g.hosts = make(map[string]*memEntry)
-	}
-	e := g.hosts[host]
+	e := g.entryLocked(host, ref)
 	if e == nil {
+		if g.hosts == nil {
+			g.hosts = make(map[string]*memEntry)
+		}
 		e = new(memEntry)
 		g.hosts[host] = e
 		g.peak = max(g.peak, len(g.hosts))
+		if ref != nil {
+			ref.entry = e
+		}
 	}
 	var packed packedState
 	if !e.held && e.head == nil {
@@ -258,11 +263,28 @@ func (g *MemoryGate) releaseLocked(host string, e *memEntry, st packedState) {
 	g.dropIfIdleLocked(host, e)
 }
 
+// entryLocked returns host's entry, nil if the gate has none: the one ref
+// (the Transport's handle on host; nil for none) last found, while it is
+// still in the map, else the map's, which ref then keeps. g.mu must be
+// held.
+func (g *MemoryGate) entryLocked(host string, ref *hostRef) *memEntry {
+	if ref == nil {
+		return g.hosts[host]
+	}
+	if e := ref.entry; e != nil && !e.gone {
+		return e
+	}
+	e := g.hosts[host]
+	ref.entry = e
+	return e
+}
+
 // dropIfIdleLocked forgets e when nobody holds or waits for it and its State
 // is zero (a zero State reads the same as a missing one).
 func (g *MemoryGate) dropIfIdleLocked(host string, e *memEntry) {
 	if !e.held && e.head == nil && e.st == (packedState{}) && g.hosts[host] == e {
 		delete(g.hosts, host)
+		e.gone = true
 	}
 }
 
@@ -296,6 +318,7 @@ func (g *MemoryGate) sweepLocked(now int64) {
 	for k, e := range g.hosts {
 		if !e.held && e.head == nil && e.st.expires != 0 && e.st.expires < now {
 			delete(g.hosts, k)
+			e.gone = true
 		}
 	}
 	// Maps do not shrink: after a large drop, move the rest to a new one so
@@ -311,10 +334,10 @@ func (g *MemoryGate) sweepLocked(now int64) {
 
 // peek returns host's State without waiting for its turn, and whether a
 // lease on it is out or wanted (busy); found is false for a host the gate
-// does not remember.
-func (g *MemoryGate) peek(host string) (st State, busy, found bool) {
+// does not remember. ref is as for entryLocked.
+func (g *MemoryGate) peek(host string, ref *hostRef) (st State, busy, found bool) {
 	g.mu.Lock()
-	e := g.hosts[host]
+	e := g.entryLocked(host, ref)
 	if e == nil {
 		g.mu.Unlock()
 		return State{}, false, false

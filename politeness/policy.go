@@ -104,8 +104,8 @@ type Policy struct {
 	// Jitter adds a random extra in [0, Jitter) to every gap. Zero means
 	// none. Jitter only ever adds time.
 	Jitter time.Duration
-	// MaxCrawlDelay caps the Crawl-delay from [Transport.CrawlDelay]. Zero
-	// (or negative) means 60 seconds.
+	// MaxCrawlDelay caps the Crawl-delay from [Transport.CrawlDelay] (or
+	// [Transport.CrawlDelayFor]). Zero (or negative) means 60 seconds.
 	MaxCrawlDelay time.Duration
 	// MaxRetryAfter is the longest pause the Transport accepts. Zero (or
 	// negative) means one hour.

@@ -93,6 +93,7 @@ type tracker struct {
 
 type hostTrack struct {
 	mu          sync.Mutex
+	gone        bool // forgotten by a sweep (a hostRef holding it looks again)
 	queued      int
 	inFlight    *url.URL // the request's own URL, redacted only when shown
 	since       time.Time
@@ -109,8 +110,19 @@ type hostTrack struct {
 // hosts.
 const trackerSweepEvery = 1024
 
-// queue counts one request waiting for host and returns its track.
-func (tr *tracker) queue(host string) *hostTrack {
+// queue counts one request waiting for host and returns its track. ref is
+// the Transport's handle on host: the track it last found is used while the
+// tracker still has it.
+func (tr *tracker) queue(host string, ref *hostRef) *hostTrack {
+	if h := ref.track.Load(); h != nil {
+		h.mu.Lock()
+		if !h.gone {
+			h.queued++
+			h.mu.Unlock()
+			return h
+		}
+		h.mu.Unlock()
+	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if tr.hosts == nil {
@@ -124,6 +136,7 @@ func (tr *tracker) queue(host string) *hostTrack {
 	h.mu.Lock()
 	h.queued++
 	h.mu.Unlock()
+	ref.track.Store(h)
 	return h
 }
 
@@ -159,6 +172,7 @@ func (tr *tracker) done(h *hostTrack, status int, st State, now time.Time, idle 
 	for k, e := range tr.hosts {
 		e.mu.Lock()
 		forget := e.queued == 0 && e.inFlight == nil && now.Sub(e.lastAt) > idle && !e.st.Expires.After(now)
+		e.gone = forget
 		e.mu.Unlock()
 		if forget {
 			delete(tr.hosts, k)

@@ -219,6 +219,12 @@ func TestHosts_ForgetsIdleHosts(t *testing.T) {
 		if len(hs) != 1 || hs[0].Host != "http://new.test:80" || hs[0].LastStatus != 200 {
 			t.Errorf("after 2 s idle and 1100 requests elsewhere: %+v, want only new.test", hs)
 		}
+		// Asked again, a forgotten host is tracked again.
+		getOK("http://old.test/")
+		hs = tr.Hosts()
+		if len(hs) != 2 || hs[0].Host != "http://new.test:80" || hs[1].Host != "http://old.test:80" || hs[1].LastStatus != 200 {
+			t.Errorf("old.test asked again: %+v, want it tracked again", hs)
+		}
 	})
 }
 

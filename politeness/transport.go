@@ -38,6 +38,12 @@ type Transport struct {
 	// (typically from its robots.txt). It is called after each response to
 	// compute the host's next gap, and must not block on I/O.
 	CrawlDelay func(u *url.URL) (time.Duration, bool)
+	// CrawlDelayFor, when set, is called instead of CrawlDelay, with the
+	// request whose turn ends (as RoundTrip got it): for a caller that
+	// knows the host's Crawl-delay from the request itself, its context
+	// for instance. The same rules apply: called after each response (or
+	// failure), it must not block on I/O.
+	CrawlDelayFor func(req *http.Request) (time.Duration, bool)
 	// Logger, when set, receives pauses, give-ups and breaker trips at Info
 	// or Warn level and waits at Debug level. Nil means silent.
 	Logger *slog.Logger
@@ -53,8 +59,8 @@ type Transport struct {
 	mu  sync.Mutex // guards rng
 	rng *rand.Rand
 
-	keysMu sync.RWMutex       // guards keys
-	keys   map[rawHost]string // interned host keys; cleared when large
+	keysMu sync.RWMutex         // guards keys
+	keys   map[rawHost]*hostRef // interned host keys; cleared when large
 
 	track tracker // what Hosts reports
 }
@@ -162,24 +168,43 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-// hostKey is HostKey with interning, so the common case does not allocate.
-func (t *Transport) hostKey(u *url.URL) string {
+// hostRef is the Transport's handle on one host: its key (HostKey), with
+// the host's tracker record and MemoryGate entry as last found, so that a
+// request reaches them without looking them up again while they stay the
+// ones in use (the tracker may forget a host, the gate drop its entry; each
+// marks what it let go, and the handle then looks the host up anew).
+type hostRef struct {
+	key   string
+	track atomic.Pointer[hostTrack] // nil: not found yet
+	entry *memEntry                 // guarded by the gate's MemoryGate.mu; nil: not found yet
+}
+
+// hostRef returns u's host handle, interned, so the common case neither
+// allocates nor computes HostKey.
+func (t *Transport) hostRef(u *url.URL) *hostRef {
 	raw := rawHost{u.Scheme, u.Host}
 	t.keysMu.RLock()
-	k, ok := t.keys[raw]
+	ref := t.keys[raw]
 	t.keysMu.RUnlock()
-	if ok {
-		return k
+	if ref != nil {
+		return ref
 	}
-	k = HostKey(u)
+	ref = &hostRef{key: HostKey(u)}
 	t.keysMu.Lock()
 	if t.keys == nil || len(t.keys) >= maxInternedKeys {
-		t.keys = make(map[rawHost]string)
+		t.keys = make(map[rawHost]*hostRef)
 	}
-	t.keys[raw] = k
+	if r := t.keys[raw]; r != nil {
+		ref = r // interned meanwhile
+	} else {
+		t.keys[raw] = ref
+	}
 	t.keysMu.Unlock()
-	return k
+	return ref
 }
+
+// hostKey is HostKey with interning.
+func (t *Transport) hostKey(u *url.URL) string { return t.hostRef(u).key }
 
 // readyer carries one request's view into Gate.Acquire without a closure
 // allocation per request (pooled per Transport).
@@ -304,7 +329,8 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 	if !ok || u == nil {
 		return ctx.Err()
 	}
-	host := t.hostKey(u)
+	ref := t.hostRef(u)
+	host := ref.key
 	deadline, hasDeadline := ctx.Deadline()
 	var h *hostTrack // queued while it sleeps
 	defer func() {
@@ -313,7 +339,7 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 		}
 	}()
 	for {
-		st, busy, found := mg.peek(host)
+		st, busy, found := mg.peek(host, ref)
 		if !found || busy {
 			return ctx.Err()
 		}
@@ -326,7 +352,7 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 			return ctx.Err()
 		}
 		if h == nil {
-			h = t.track.queue(host)
+			h = t.track.queue(host, ref)
 		}
 		t.emit(Event{Kind: EventWait, Host: host, Reason: reason, Duration: d, Until: st.NotBefore})
 		if err := sleep(ctx, d); err != nil {
@@ -346,8 +372,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("politeness: nil Request.URL")
 	}
 	ctx := req.Context()
-	host := t.hostKey(req.URL)
-	h := t.track.queue(host)
+	ref := t.hostRef(req.URL)
+	host := ref.key
+	h := t.track.queue(host, ref)
 
 	r := t.readyers.Get().(*readyer)
 	r.t, r.host = t, host
@@ -359,13 +386,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A request with a deadline need not queue behind others to learn
 		// that the host is paused beyond it: look first.
 		if r.hasDeadline {
-			if st, _, found := mg.peek(host); found {
+			if st, _, found := mg.peek(host, ref); found {
 				err = r.refusal(st, time.Now())
 			}
 		}
 		if err == nil {
 			b = new(body) // holds the lease too: one allocation
-			if err = mg.acquire(ctx, host, r.fn, &b.mem); err == nil {
+			if err = mg.acquire(ctx, host, ref, r.fn, &b.mem); err == nil {
 				lease = &b.mem
 			}
 		}
@@ -394,19 +421,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		now := time.Now()
 		st = t.afterFailure(ctx, host, st, now, err)
-		t.release(lease, h, 0, st, req.URL, now)
+		t.release(lease, h, 0, st, req, now)
 		return nil, err
 	}
 	st = t.afterResponse(host, st, resp)
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		// Nothing to wait for (a 101 body is a connection; keep its type).
-		t.release(lease, h, resp.StatusCode, st, req.URL, time.Now())
+		t.release(lease, h, resp.StatusCode, st, req, time.Now())
 		return resp, nil
 	}
 	if b == nil {
 		b = new(body)
 	}
-	b.rc, b.t, b.lease, b.next, b.u = resp.Body, t, lease, st, req.URL
+	b.rc, b.t, b.lease, b.next, b.req = resp.Body, t, lease, st, req
 	b.track, b.status = h, resp.StatusCode
 	resp.Body = b
 	return resp, nil
@@ -496,13 +523,17 @@ func (t *Transport) pause(host string, st State, status int, now time.Time, wait
 	return st
 }
 
-// release ends the host's turn at end: it sets the gap, the expiry, and
-// stores the state. status is the answer's (0: none), for Hosts.
-func (t *Transport) release(l Lease, h *hostTrack, status int, st State, u *url.URL, end time.Time) {
+// release ends the host's turn of req at end: it sets the gap, the
+// expiry, and stores the state. status is the answer's (0: none), for
+// Hosts.
+func (t *Transport) release(l Lease, h *hostTrack, status int, st State, req *http.Request, end time.Time) {
 	var crawl time.Duration
 	var ok bool
-	if t.CrawlDelay != nil {
-		crawl, ok = t.CrawlDelay(u)
+	switch {
+	case t.CrawlDelayFor != nil:
+		crawl, ok = t.CrawlDelayFor(req)
+	case t.CrawlDelay != nil:
+		crawl, ok = t.CrawlDelay(req.URL)
 	}
 	gap := t.Policy.baseDelay(crawl, ok)
 	for i := 0; i < st.Slow && gap < maxDuration/2; i++ {
@@ -538,7 +569,7 @@ func (t *Transport) release(l Lease, h *hostTrack, status int, st State, u *url.
 	if err := l.Release(st); err != nil && t.Logger != nil {
 		// The gate could not store the host's state (a shared gate lost its
 		// lease or its server): the next request re-reads whatever it has.
-		t.Logger.Warn("politeness: storing host state failed", slog.String("host", HostKey(u)), slog.Any("err", err))
+		t.Logger.Warn("politeness: storing host state failed", slog.String("host", HostKey(req.URL)), slog.Any("err", err))
 	}
 }
 
@@ -548,7 +579,7 @@ type body struct {
 	t      *Transport
 	lease  Lease
 	next   State
-	u      *url.URL
+	req    *http.Request
 	track  *hostTrack
 	status int
 	done   atomic.Bool
@@ -571,6 +602,6 @@ func (b *body) Close() error {
 
 func (b *body) finish() {
 	if b.done.CompareAndSwap(false, true) {
-		b.t.release(b.lease, b.track, b.status, b.next, b.u, time.Now())
+		b.t.release(b.lease, b.track, b.status, b.next, b.req, time.Now())
 	}
 }

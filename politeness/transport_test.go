@@ -68,6 +68,51 @@ func TestTransport_ZeroValueIsPolite(t *testing.T) {
 	})
 }
 
+// CrawlDelayFor, when set, is asked instead of CrawlDelay, with the request
+// whose turn ends (its context included), after each answer and failure.
+func TestTransport_CrawlDelayFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		type key struct{}
+		var asked []string
+		tr := &politeness.Transport{
+			Base:   w,
+			Policy: politeness.Policy{MinDelay: time.Second},
+			CrawlDelay: func(*url.URL) (time.Duration, bool) {
+				t.Error("CrawlDelay asked while CrawlDelayFor is set")
+				return 0, false
+			},
+			CrawlDelayFor: func(req *http.Request) (time.Duration, bool) {
+				v, _ := req.Context().Value(key{}).(string)
+				asked = append(asked, req.URL.Path+" "+v)
+				return 5 * time.Second, true
+			},
+		}
+		c := &http.Client{Transport: tr}
+		for i := range 3 {
+			ctx := context.WithValue(context.Background(), key{}, fmt.Sprint("ctx", i))
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/p%d", hostA, i), nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		if got, want := strings.Join(asked, ", "), "/p0 ctx0, /p1 ctx1, /p2 ctx2"; got != want {
+			t.Errorf("asked for %s, want %s", got, want)
+		}
+		gs := gaps(w, hostA)
+		if len(gs) != 2 {
+			t.Fatalf("gaps %v, want 2", gs)
+		}
+		for _, g := range gs {
+			if g != 5*time.Second {
+				t.Errorf("gap %v, want the 5 s CrawlDelayFor gave", g)
+			}
+		}
+	})
+}
+
 func TestTransport_B4_H3_S4_CrawlDelay(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -776,6 +821,32 @@ func TestTransport_IdleHostsForgotten(t *testing.T) {
 		if n := gate.Len(); n != 0 {
 			t.Errorf("Len = %d after the idle time, want 0", n)
 		}
+	})
+}
+
+// Two Transports sharing a MemoryGate pace one host together also after the
+// gate forgot it: the one that asked about the host before the gate forgot
+// it sees the state the other stored since.
+func TestTransport_SharedGateAfterHostForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		gate := &politeness.MemoryGate{SweepEvery: -1}
+		p := politeness.Policy{MinDelay: 10 * time.Second, IdleTime: time.Second}
+		c1 := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: p}}
+		c2 := &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: p}}
+		mustGet(t, c1, hostA)
+		time.Sleep(12 * time.Second) // past the gap and the idle time
+		gate.Sweep()
+		if n := gate.Len(); n != 0 {
+			t.Fatalf("Len = %d after the idle time, want 0", n)
+		}
+		mustGet(t, c2, hostA)
+		start := time.Now()
+		mustGet(t, c1, hostA)
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("the first Transport's next request waited %v, want the 10 s gap the second one's request set", d)
+		}
+		check(t, w, constGap(10*time.Second))
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -112,7 +113,8 @@ type site struct {
 	err     error // why the site is closed, if it is
 
 	key        string
-	prev, next *site // the Cache's recency ring, under Cache.mu
+	prev, next *site       // the Cache's recency ring, under Cache.mu
+	gone       atomic.Bool // no longer in sites (replaced or forgotten), set under Cache.mu
 }
 
 // touch moves s to the front of the recency ring (inserting it if it is
@@ -148,6 +150,28 @@ func (c *Cache) Get(ctx context.Context, target *url.URL) (*Robots, error) {
 	}
 	return s.robots, nil
 }
+
+// GetHeld is [Cache.Get] with a Held for the copy returned, which tells
+// later, without looking the copy up again, whether it is still the one in
+// memory for target's origin.
+func (c *Cache) GetHeld(ctx context.Context, target *url.URL) (*Robots, Held, error) {
+	s, err := c.get(ctx, target)
+	if err != nil {
+		return nil, Held{}, err
+	}
+	return s.robots, Held{s}, nil
+}
+
+// Held is one copy as a Cache held it, from [Cache.GetHeld]. The zero Held
+// holds nothing.
+type Held struct{ s *site }
+
+// Current reports whether the copy is still the one the Cache holds in
+// memory for its origin, as [Cache.Cached] would return it: false once the
+// copy was replaced (fetched again, or loaded from the Store) or forgotten
+// (MaxEntries), and for the zero Held. It costs one atomic load and is safe
+// for concurrent use.
+func (h Held) Current() bool { return h.s != nil && !h.s.gone.Load() }
 
 // Cached returns the copy in memory for target's origin, fresh or stale,
 // without fetching and without touching the Store.
@@ -289,6 +313,7 @@ func (c *Cache) put(key string, s *site) {
 	}
 	if old := c.sites[key]; old != nil {
 		c.unlink(old)
+		old.gone.Store(true)
 	}
 	s.key = key
 	c.sites[key] = s
@@ -298,6 +323,7 @@ func (c *Cache) put(key string, s *site) {
 			last := c.lru.prev
 			c.unlink(last)
 			delete(c.sites, last.key)
+			last.gone.Store(true)
 		}
 	}
 }

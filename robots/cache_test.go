@@ -389,6 +389,58 @@ func TestCache_Fresh(t *testing.T) {
 	})
 }
 
+// A Held copy is current until the Cache replaces it (fetched again,
+// loaded from the Store) or forgets it, and Cached then no longer returns
+// it; asking about it changes nothing.
+func TestCache_Held(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		web := &fakeWeb{}
+		web.set(serve(200, "User-agent: *\nCrawl-delay: 2\n"))
+		store := &MemoryStore{}
+		c := &Cache{Transport: web, Store: store, TTL: time.Hour, MaxEntries: 1}
+		ctx := context.Background()
+		a, b := mustURL(t, "https://a.example/x"), mustURL(t, "https://b.example/x")
+		if (Held{}).Current() {
+			t.Error("the zero Held is current")
+		}
+		held := func(u *url.URL) (*Robots, Held) {
+			t.Helper()
+			r, h, err := c.GetHeld(ctx, u)
+			if err != nil || !h.Current() {
+				t.Fatalf("GetHeld: %v, current %v", err, h.Current())
+			}
+			if got, ok := c.Cached(u); !ok || got != r {
+				t.Fatalf("Cached gives another copy than GetHeld")
+			}
+			return r, h
+		}
+		_, ha := held(a)
+		c.Get(ctx, a)
+		c.Cached(a)
+		c.Fresh(a)
+		c.Check(ctx, bothy, a)
+		if _, h := held(a); !ha.Current() || h != ha {
+			t.Error("asking about a copy changed it")
+		}
+		_, hb := held(b) // a forgotten (MaxEntries 1)
+		if ha.Current() {
+			t.Error("a forgotten copy is current")
+		}
+		_, ha = held(a) // from the Store; b forgotten
+		if hb.Current() {
+			t.Error("b forgotten, still current")
+		}
+		time.Sleep(2 * time.Hour)
+		_, ha2 := held(a) // stale: fetched again
+		if ha.Current() || ha2 == ha {
+			t.Error("a copy fetched again left the old one current")
+		}
+		if web.count() != 3 {
+			t.Errorf("%d fetches, want 3", web.count())
+		}
+	})
+}
+
 // MaxBytes bounds the body read; the part read is parsed.
 func TestCache_MaxBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
