@@ -9,11 +9,11 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/internal/cputime"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
@@ -63,22 +63,11 @@ func benchGet(b *testing.B, c *http.Client, url string, header ...string) {
 	b.ReportAllocs()
 	get := getter(b, c, url, header...)
 	get() // warm: connection, robots.txt
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		get()
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the process's user+system CPU time: client and server run in
-// this process, so cpu-ns/op is the CPU a request costs both ends, free of
-// the wall-clock noise of a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Self()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 func bareTransport() *http.Transport {
@@ -152,11 +141,11 @@ func BenchmarkEd25519Sign(b *testing.B) {
 	key := signingtest.BothyKey()
 	msg := make([]byte, 160)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		_ = ed25519.Sign(key, msg)
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // cannedBase answers every request in memory, so the two benchmarks below
@@ -201,13 +190,13 @@ func BenchmarkFetcherInMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		if _, err := f.Get(ctx, "http://bench.test/page"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkFetcherInMemoryColdHosts is BenchmarkFetcherInMemory over 2,000
@@ -322,11 +311,11 @@ func BenchmarkRatio(b *testing.B) {
 	var cpu [9]time.Duration
 	for i := 0; i < b.N; i += block {
 		for j, run := range runs {
-			t0 := cpuTime()
+			t0 := cputime.Self()
 			for range block {
 				run()
 			}
-			cpu[j] += cpuTime() - t0
+			cpu[j] += cputime.Self() - t0
 		}
 	}
 	if cpu[0] > 0 {
@@ -394,11 +383,11 @@ func BenchmarkRatioInMemory(b *testing.B) {
 	var cpu [3]time.Duration
 	for i := 0; i < b.N; i += block {
 		for j, g := range gets {
-			t0 := cpuTime()
+			t0 := cputime.Self()
 			for range block {
 				g()
 			}
-			cpu[j] += cpuTime() - t0
+			cpu[j] += cputime.Self() - t0
 		}
 	}
 	if cpu[0] > 0 {

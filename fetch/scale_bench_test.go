@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/internal/cputime"
 	"github.com/goodbot-go/goodbot/internal/manyhosts"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -254,10 +255,10 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) 
 	wg.Go(func() { c(ctx, b, w, hosts) })
 	time.Sleep(scaleWarm)
 	warm := w.Stats(b, prefix)
-	alloc0, cpu0, t0 := allocated(), cpuTime(), time.Now()
+	alloc0, cpu0, t0 := allocated(), cputime.Self(), time.Now()
 	time.Sleep(scaleWindow)
 	end := w.Stats(b, prefix)
-	alloc, cpu, window := allocated()-alloc0, cpuTime()-cpu0, time.Since(t0)
+	alloc, cpu, window := allocated()-alloc0, cputime.Self()-cpu0, time.Since(t0)
 	cancel()
 	wg.Wait()
 	all := end.Sub(base)

@@ -3,11 +3,12 @@ package robots
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jimsmart/grobotstxt"
+
+	"github.com/goodbot-go/goodbot/internal/cputime"
 )
 
 // Benchmarks come in pairs: ours and the grobotstxt baseline on the same
@@ -15,27 +16,16 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./robots
 
-// cpuTime is the process's user+system CPU time. The machine is shared, so
-// besides wall time (ns/op) the benchmarks report CPU time per operation
-// (cpu-ns/op), which other processes disturb much less.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // measure runs op (given the iteration number) in b.Loop and reports
 // allocations and cpu-ns/op.
 func measure(b *testing.B, op func(i int)) {
 	b.ReportAllocs()
-	start, n := cpuTime(), 0
+	start, n := cputime.Self(), 0
 	for b.Loop() {
 		op(n)
 		n++
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-start)/float64(n), "cpu-ns/op")
 }
 
 // tenRules is a small, typical file.
@@ -140,15 +130,15 @@ func benchUsageRatio(b *testing.B, body string) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		start := cpuTime()
+		start := cputime.Self()
 		for i := range block {
 			r.Usage(benchAgent, ts[i%len(ts)])
 		}
-		mid := cpuTime()
+		mid := cputime.Self()
 		for i := range block {
 			r.Allowed(benchAgent, ts[i%len(ts)])
 		}
-		tu, ta = tu+mid-start, ta+cpuTime()-mid
+		tu, ta = tu+mid-start, ta+cputime.Self()-mid
 		n += block
 	}
 	b.ReportMetric(float64(tu)/float64(n), "usage-cpu-ns")
