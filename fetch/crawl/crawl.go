@@ -136,7 +136,9 @@ func (c *Crawler) Run(ctx context.Context) error {
 	q := c.Frontier.queue()
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
-	c.finishing, c.finished = make(chan struct{}, n), make(chan struct{}, 1)
+	if finishWaits(q) {
+		c.finishing, c.finished = make(chan struct{}, n), make(chan struct{}, 1)
+	}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -324,7 +326,8 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 		ready = time.Time{} // no request: the site's next item may be refused too
 	}
 	// The worker is free for the next request while the outcome becomes
-	// durable: the Finish goes on beside it, unless Parallel of them are.
+	// durable: the Finish goes on beside it, unless Parallel of them are
+	// (or the Queue's Finish does not wait: nil c.finishing).
 	select {
 	case c.finishing <- struct{}{}:
 		c.finishes.Go(func() {
@@ -338,6 +341,14 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 	default:
 		c.finish(ctx, q, it, step, ready)
 	}
+}
+
+// finishWaits reports whether q's Finish may wait for something (a
+// journal's sync, a shared queue's round trip), so that a worker had better
+// not: the in-memory queue without a journal never waits.
+func finishWaits(q Queue) bool {
+	m, ok := q.(*memQueue)
+	return !ok || m.journal != nil
 }
 
 // finish ends the lease of it with step (even when ctx has ended: the step

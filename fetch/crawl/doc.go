@@ -35,12 +35,12 @@
 //     (or goes to the end of it for its one retry, or the whole site is
 //     dropped) together with the links it queued, and the site is due
 //     again at its next turn as the Fetcher's politeness layer reports it
-//     (at once without a Fetcher). The worker does not wait for it: the
-//     Finish goes on beside the workers (at most Parallel of them at once;
-//     beyond, a worker finishes its own item), so a Queue that makes the
-//     outcome durable (a Journal's sync, a shared Queue's round trip)
-//     holds no request slot meanwhile. The item's site stays leased until
-//     its Finish returns, so the site's next item waits for it.
+//     (at once without a Fetcher). When the Finish may wait (a Journal's
+//     sync, a Queue of another package: one shared over the network), the
+//     worker does not: the Finish goes on beside the workers (at most
+//     Parallel of them at once; beyond, a worker finishes its own item),
+//     so it holds no request slot meanwhile. The item's site stays leased
+//     until its Finish returns, so the site's next item waits for it.
 //
 // So each site sees one request at a time from the crawler, and a slow or
 // paused site holds no worker while it waits: Parallel bounds the
