@@ -89,9 +89,8 @@ type Crawler struct {
 
 	done atomic.Int64
 
-	finishing chan struct{}  // a slot per Finish going on beside the workers
-	finishes  sync.WaitGroup // those Finishes
-	finished  chan struct{}  // one of them returned: its site may be due (capacity 1)
+	finishing chan finishJob // to the finishers: Finishes made beside the workers (nil: none)
+	finished  chan struct{}  // a finisher's Finish returned: its site may be due (capacity 1)
 }
 
 // DefaultParallel is the number of a [Crawler]'s workers when Parallel is
@@ -136,10 +135,21 @@ func (c *Crawler) Run(ctx context.Context) error {
 	q := c.Frontier.queue()
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
+	var wg, finishers sync.WaitGroup
 	if finishWaits(q) {
-		c.finishing, c.finished = make(chan struct{}, n), make(chan struct{}, 1)
+		c.finishing, c.finished = make(chan finishJob, n), make(chan struct{}, 1)
+		for range n {
+			finishers.Go(func() {
+				for j := range c.finishing {
+					c.finish(ctx, q, j.it, j.step, j.ready)
+					select {
+					case c.finished <- struct{}{}: // the dispatcher looks at the schedule again
+					default: // it is told already
+					}
+				}
+			})
+		}
 	}
-	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			for it := range work {
@@ -151,7 +161,10 @@ func (c *Crawler) Run(ctx context.Context) error {
 	err := c.dispatch(ctx, q, n, work, freed)
 	close(work)
 	wg.Wait()
-	c.finishes.Wait()
+	if c.finishing != nil {
+		close(c.finishing)
+		finishers.Wait()
+	}
 	if err != nil {
 		return err
 	}
@@ -326,21 +339,20 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 		ready = time.Time{} // no request: the site's next item may be refused too
 	}
 	// The worker is free for the next request while the outcome becomes
-	// durable: the Finish goes on beside it, unless Parallel of them are
-	// (or the Queue's Finish does not wait: nil c.finishing).
+	// durable: a finisher makes the Finish, unless Parallel of them wait for
+	// one already (or the Queue's Finish does not wait: no finishers).
 	select {
-	case c.finishing <- struct{}{}:
-		c.finishes.Go(func() {
-			defer func() { <-c.finishing }()
-			c.finish(ctx, q, it, step, ready)
-			select {
-			case c.finished <- struct{}{}: // the dispatcher looks at the schedule again
-			default: // it is told already
-			}
-		})
+	case c.finishing <- finishJob{it, step, ready}:
 	default:
 		c.finish(ctx, q, it, step, ready)
 	}
+}
+
+// finishJob is a Finish handed to a finisher.
+type finishJob struct {
+	it    Item
+	step  Step
+	ready time.Time
 }
 
 // finishWaits reports whether q's Finish may wait for something (a

@@ -37,9 +37,9 @@
 //     again at its next turn as the Fetcher's politeness layer reports it
 //     (at once without a Fetcher). When the Finish may wait (a Journal's
 //     sync, a Queue of another package: one shared over the network), the
-//     worker does not: the Finish goes on beside the workers (at most
-//     Parallel of them at once; beyond, a worker finishes its own item),
-//     so it holds no request slot meanwhile. The item's site stays leased
+//     worker does not: the Finish goes on beside the workers, in a pool of
+//     Parallel finishers (when Parallel more wait for them, a worker
+//     finishes its own item), so it holds no request slot meanwhile. The item's site stays leased
 //     until its Finish returns, so the site's next item waits for it.
 //
 // So each site sees one request at a time from the crawler, and a slow or
