@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/fetch"
+	"github.com/goodbot-go/goodbot/internal/coldcache"
 	"github.com/goodbot-go/goodbot/internal/cputime"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/signing"
@@ -219,14 +220,11 @@ func BenchmarkFetcherInMemoryColdHosts(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	junk := make([]byte, 32<<20)
+	var cold coldcache.Disturber
 	var spent time.Duration
-	off, i := 0, 0
+	i := 0
 	for b.Loop() {
-		for range 512 {
-			off = (off + 97*4096 + 64) % len(junk)
-			junk[off]++
-		}
+		cold.Touch()
 		u := urls[i%hosts]
 		i += 7 // coprime with hosts: every host in turn, not in memory order
 		t0 := time.Now()

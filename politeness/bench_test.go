@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/coldcache"
 	"github.com/goodbot-go/goodbot/politeness"
 )
 
@@ -104,15 +105,12 @@ func BenchmarkOverheadColdHosts(b *testing.B) {
 		reqs[i], _ = http.NewRequest(http.MethodGet, fmt.Sprintf("http://h%d.example:8080/p", i), nil)
 		roundTripOnce(b, tr, reqs[i])
 	}
-	junk := make([]byte, 32<<20)
+	var cold coldcache.Disturber
 	ctx := context.Background()
 	var spent time.Duration
-	off, i := 0, 0
+	i := 0
 	for b.Loop() {
-		for range 512 {
-			off = (off + 97*4096 + 64) % len(junk)
-			junk[off]++
-		}
+		cold.Touch()
 		r := reqs[i%hosts]
 		i += 7 // coprime with hosts: every host in turn, not in memory order
 		t0 := time.Now()
