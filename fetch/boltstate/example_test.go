@@ -28,3 +28,38 @@ func ExampleOpen() {
 	// Output:
 	// "v1" true
 }
+
+// A write of several changes is one record of the state's log: durable
+// once Write returns, all of them or none. Reads see it at once; the bbolt
+// file gets it at the next checkpoint (here, Close).
+func ExampleState_Write() {
+	dir, _ := os.MkdirTemp("", "boltstate")
+	defer os.RemoveAll(dir)
+	st, err := boltstate.Open(filepath.Join(dir, "bot.db"), nil)
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+
+	err = st.Write(ctx, func(tx *boltstate.Tx) error {
+		seq, err := tx.NextSequence("outcomes")
+		if err != nil {
+			return err
+		}
+		if err := tx.Put("outcomes", "https://example.org/", []byte(fmt.Sprint("ok #", seq))); err != nil {
+			return err
+		}
+		return tx.Put("outcomes", "https://example.org/about", []byte("not_modified"))
+	})
+	if err != nil {
+		panic(err)
+	}
+	st.ForEach(ctx, "outcomes", func(k, v []byte) error {
+		fmt.Printf("%s %s\n", k, v)
+		return nil
+	})
+	// Output:
+	// https://example.org/ ok #1
+	// https://example.org/about not_modified
+}
