@@ -64,3 +64,7 @@ func Reencode(p []byte) ([]byte, error) {
 func OpenBetweenResets(path string, f func()) (*State, error) {
 	return Open(path, &Options{betweenResets: f})
 }
+
+// SetBeforeSync makes st's log flushes run f between their write and their
+// sync.
+func SetBeforeSync(st *State, f func()) { st.w.beforeSync = f }

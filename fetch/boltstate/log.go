@@ -280,8 +280,11 @@ type logWriter struct {
 	buf    []byte // records appended and not yet written
 	spare  []byte
 	cur    *logBatch // the batch of the records in buf
+	inward *logBatch // the batch being written and synced (nil: none)
 	err    error     // sticky: a failed write or sync fails every later one
-	syncs  uint64    // file syncs so far
+
+	beforeSync func() // tests: runs in a flush between its write and its sync
+	syncs      uint64 // file syncs so far
 
 	kick chan struct{} // records wait in buf
 	stop chan struct{}
@@ -369,10 +372,13 @@ func (w *logWriter) flush() int {
 		return 0
 	}
 	buf, b, f, err := w.buf, w.cur, w.active, w.err
-	w.buf, w.cur = w.spare[:0], &logBatch{done: make(chan struct{})}
+	w.buf, w.cur, w.inward = w.spare[:0], &logBatch{done: make(chan struct{})}, b
 	w.mu.Unlock()
 	if err == nil {
 		if _, err = f.f.Write(buf); err == nil {
+			if w.beforeSync != nil {
+				w.beforeSync()
+			}
 			err = f.f.Sync()
 		}
 		if err != nil {
@@ -389,18 +395,23 @@ func (w *logWriter) flush() int {
 		w.err = err
 	}
 	b.err = w.err
+	w.inward = nil
 	w.mu.Unlock()
 	close(b.done)
 	return b.records
 }
 
 // switchTo makes next the active file once every record appended so far
-// is durable in the current one. The caller keeps appends from running.
+// is durable in the current one, and the flusher is done with it. The
+// caller keeps appends from running.
 func (w *logWriter) switchTo(next *logFile) error {
 	w.mu.Lock()
-	b, pending := w.cur, len(w.buf) > 0
+	b := w.inward // the flusher writes the current file
+	if len(w.buf) > 0 {
+		b = w.cur // flushed after the inward batch: waiting for it waits for both
+	}
 	w.mu.Unlock()
-	if pending {
+	if b != nil {
 		if err := w.wait(b); err != nil {
 			return err
 		}

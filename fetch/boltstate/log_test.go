@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"go.etcd.io/bbolt"
 
@@ -842,4 +843,47 @@ func TestFetched_NewURLsCostNoRead(t *testing.T) {
 			t.Fatalf("URL %d marked in this run, after a checkpoint: Has = %v, %v", i, has, err)
 		}
 	}
+}
+
+// A checkpoint does not switch the log to its other file, nor empty the
+// one it applied, while the flusher is still writing a batch to it: it
+// waits for that batch to be durable (an early version looked only for
+// records not yet taken by the flusher, and could empty the file under a
+// batch in flight).
+func TestLog_CheckpointWaitsForTheBatchInFlight(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		st, err := boltstate.Open(filepath.Join(dir, "state.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ctx := context.Background()
+		syncing, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		boltstate.SetBeforeSync(st, func() {
+			once.Do(func() {
+				close(syncing)
+				<-release
+			})
+		})
+		wrote := make(chan error, 1)
+		go func() { wrote <- st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte("v")) }) }()
+		<-syncing // the batch is written, not yet synced
+		checkpointed := make(chan error, 1)
+		go func() { checkpointed <- st.Checkpoint(ctx) }()
+		synctest.Wait() // everything that can run has run: the checkpoint waits, or is done
+		select {
+		case err := <-checkpointed:
+			t.Fatalf("the checkpoint returned (%v) while the batch it must include was not yet synced", err)
+		default:
+		}
+		close(release)
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if err := <-checkpointed; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
