@@ -131,7 +131,7 @@ type State struct {
 	full          atomic.Bool   // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
 	mu            sync.Mutex    // guards the fields below
 	cond          sync.Cond     // on mu: a checkpoint ended
-	fetched       *bloom.Filter // every key of the fetched bucket, file and layers (nil: not kept)
+	fetched       *bloom.Filter // every key of the fetched bucket, file and layers
 	active        *layer        // writes since the last checkpoint began
 	frozen        *layer        // the writes a running checkpoint applies (nil: none)
 	checkpointing bool
@@ -332,10 +332,14 @@ func newState(db *bbolt.DB, o Options) (*State, error) {
 	return st, nil
 }
 
+// fetchedFilterRoom is the first room of the fetched set's filter.
+const fetchedFilterRoom = 1 << 16
+
 // filterFetched fills the filter of the fetched bucket with its keys, so
-// that a URL never fetched is known so without a read of the file.
+// that a URL never fetched is known so without a read of the file. The
+// State's reads and writes come after it: the filter is never nil there.
 func (s *State) filterFetched() error {
-	f := bloom.New(1 << 16)
+	f := bloom.New(fetchedFilterRoom)
 	err := s.ForEach(context.Background(), FetchedBucket, func(k, _ []byte) error {
 		f.Add(string(k))
 		return nil

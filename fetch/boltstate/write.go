@@ -177,12 +177,12 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 	s.mu.Lock()
 	for _, c := range tx.changes {
 		s.active.apply(c)
-		if c.bucket == FetchedBucket && s.fetched != nil {
+		if c.bucket == FetchedBucket {
 			switch c.kind {
 			case opPut:
 				s.fetched.Add(c.key)
 			case opDropBucket:
-				s.fetched = bloom.New(1 << 16)
+				s.fetched = bloom.New(fetchedFilterRoom)
 			}
 		}
 	}
@@ -208,7 +208,7 @@ func (s *State) get(bucket, key string) ([]byte, error) {
 	if !ok && s.frozen != nil {
 		v, ok = s.frozen.get(bucket, key)
 	}
-	never := !ok && bucket == FetchedBucket && s.fetched != nil && !s.fetched.MayContain(key)
+	never := !ok && bucket == FetchedBucket && !s.fetched.MayContain(key)
 	s.mu.Unlock()
 	if ok || never {
 		return v, nil // never: not in the fetched set, as its filter knows
