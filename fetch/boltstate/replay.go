@@ -1,10 +1,11 @@
 package boltstate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -20,9 +21,13 @@ func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 		return err
 	}
 	s.logs = logs
-	var reads []logRead
-	var files []*logFile
-	for _, l := range logs {
+	type logged struct {
+		logRead
+		file *logFile
+		n    int // its place in logs
+	}
+	var found []logged
+	for n, l := range logs {
 		if l == nil {
 			continue
 		}
@@ -31,23 +36,20 @@ func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 			closeLogFiles(logs)
 			return err
 		}
-		reads = append(reads, r)
-		files = append(files, l)
-	}
-	idx := make([]int, len(reads))
-	for i := range idx {
-		idx[i] = i
+		found = append(found, logged{r, l, n})
 	}
 	// Older first; of two files of one generation (a fresh log), the first
 	// file is taken for the newer, the one to write.
-	sort.Slice(idx, func(a, b int) bool {
-		ga, gb := reads[idx[a]].gen, reads[idx[b]].gen
-		return ga < gb || (ga == gb && idx[a] > idx[b])
+	slices.SortFunc(found, func(a, b logged) int {
+		if c := cmp.Compare(a.gen, b.gen); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.n, a.n)
 	})
 	var gen uint64
 	replayed := 0
-	for n, i := range idx {
-		r, l := reads[i], files[i]
+	for n, r := range found {
+		l := r.file
 		gen = max(gen, r.gen)
 		for _, rec := range r.records {
 			for _, c := range rec {
@@ -55,8 +57,7 @@ func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 			}
 			replayed++
 		}
-		last := n == len(idx)-1
-		if r.damage == nil && r.torn > 0 && !last && len(reads[idx[n+1]].records) > 0 {
+		if r.damage == nil && r.torn > 0 && n+1 < len(found) && len(found[n+1].records) > 0 {
 			// Only the file written last can end in a cut record.
 			r.damage = &LogError{Path: l.path, Reason: "a record cut short before the newer log file"}
 		}
@@ -64,13 +65,13 @@ func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 			// What follows the damage cannot be trusted to follow it: it
 			// is not replayed, and every file of the log is kept aside.
 			if !readOnly {
-				for _, f := range files {
-					kept, err := copyAside(f.path, "corrupt")
+				for _, f := range found {
+					kept, err := copyAside(f.file.path, "corrupt")
 					if err != nil {
 						closeLogFiles(logs)
-						return fmt.Errorf("%w (and %s could not be copied aside: %v)", r.damage, f.path, err)
+						return fmt.Errorf("%w (and %s could not be copied aside: %v)", r.damage, f.file.path, err)
 					}
-					if f == l {
+					if f.file == l {
 						r.damage.KeptAs = kept
 					}
 				}
@@ -96,7 +97,7 @@ func (s *State) openLog(timeout time.Duration, betweenResets func()) error {
 	}
 	// Empty the older file first: killed between the two, the newer file's
 	// writes are replayed again on top of the older's, never the other way.
-	older, newer := files[idx[0]], files[idx[len(idx)-1]]
+	older, newer := found[0].file, found[len(found)-1].file
 	if err := older.reset(gen); err != nil {
 		closeLogFiles(logs)
 		return fmt.Errorf("boltstate: log: %w", err)
