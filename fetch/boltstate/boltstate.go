@@ -42,6 +42,14 @@
 // warning is logged. BENCHMARKS.md compares the log with bbolt's own
 // group commit (DB.Batch), which it replaces.
 //
+// What a crash may lose (a cache, a spill its owner empties when it
+// starts again) is written with [State.WriteUnlogged]: read at once and
+// applied with the next checkpoint like the log's writes, but never
+// appended to the log nor synced, and gone if the process dies before
+// that checkpoint. Many small writes with keys spread over a large bucket
+// cost far less that way than in a bbolt transaction each, which rewrites
+// a page of the bucket for nearly every key.
+//
 // The fetched set keeps a Bloom filter of its URLs in memory (read from
 // the file at open, 1.3 to 4 bytes a URL): a URL never fetched, the
 // common question of a crawl finding new pages, is answered without a

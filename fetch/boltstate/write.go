@@ -136,6 +136,23 @@ func checkKey(bucket, key string) error {
 // cache can no longer be trusted): the State must be closed and opened
 // again, which replays what the log holds.
 func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
+	return s.write(ctx, fn, true)
+}
+
+// WriteUnlogged is [State.Write] without the log, for what a crash may
+// lose: a cache, or a spill its owner empties when it starts again. fn's
+// changes are visible to reads at once and reach the bbolt file with the
+// next checkpoint, as Write's do, but they are not appended to the log:
+// WriteUnlogged never waits for a sync, and a process that dies before
+// the next checkpoint loses them (Open replays only the log). Keep such
+// keys in buckets of their own: after a crash, a bucket written both ways
+// holds its logged writes and only the unlogged ones a checkpoint applied.
+func (s *State) WriteUnlogged(ctx context.Context, fn func(*Tx) error) error {
+	return s.write(ctx, fn, false)
+}
+
+// write is Write, and WriteUnlogged when logged is false.
+func (s *State) write(ctx context.Context, fn func(*Tx) error, logged bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -168,11 +185,14 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 		s.wmu.Unlock()
 		return err
 	}
-	batch, err := s.w.append(tx.changes)
-	if err != nil {
-		tx.reset()
-		s.wmu.Unlock()
-		return err
+	var batch *logBatch
+	if logged {
+		var err error
+		if batch, err = s.w.append(tx.changes); err != nil {
+			tx.reset()
+			s.wmu.Unlock()
+			return err
+		}
 	}
 	s.mu.Lock()
 	for _, c := range tx.changes {
@@ -198,7 +218,19 @@ func (s *State) Write(ctx context.Context, fn func(*Tx) error) error {
 	if start {
 		s.bg.Go(func() { s.checkpoint() })
 	}
+	if !logged {
+		return nil
+	}
 	return s.w.wait(batch)
+}
+
+// Get returns the value of key in bucket as the state holds it (the log's
+// writes included), nil if there is none. The value must not be modified.
+func (s *State) Get(ctx context.Context, bucket, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.get(bucket, key)
 }
 
 // get returns the value of key in bucket: from the layers, else the file.

@@ -270,3 +270,77 @@ func BenchmarkRecord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSeenSteady reports the CPU time a key of a frontier's seen set
+// costs once the set is large (100,000 and 1,000,000 keys already in the
+// file): 200,000 new keys on 2,000 sites, added in batches of 1,024 (as
+// crawl.Frontier flushes them) and checkpointed. AddSeen (unlogged writes
+// of the State, applied with its checkpoints) against, in the same run,
+// the baseline of a bbolt transaction a batch with its keys sorted (the
+// Journal's AddSeen before):
+//
+//	go test ./fetch/crawl/boltjournal -run '^$' -bench SeenSteady -benchtime 1x -count 2
+func BenchmarkSeenSteady(b *testing.B) {
+	for _, held := range []int{100_000, 1_000_000} {
+		for _, way := range []string{"AddSeen", "tx-a-batch"} {
+			b.Run(fmt.Sprintf("held=%d/%s", held, way), func(b *testing.B) {
+				ctx := context.Background()
+				st, _, j := open(b, filepath.Join(b.TempDir(), "state.db"))
+				defer st.Close()
+				key := func() string { return fmt.Sprintf("http://s%d.test/p/%d", rand.IntN(2000), rand.Int64()) }
+				for range held / 100_000 {
+					keys := make([]string, 100_000)
+					for i := range keys {
+						keys[i] = key()
+					}
+					if err := j.AddSeen(ctx, keys); err != nil {
+						b.Fatal(err)
+					}
+					if err := st.Checkpoint(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				batches := make([][]string, 200_000/1024)
+				for i := range batches {
+					for range 1024 {
+						batches[i] = append(batches[i], key())
+					}
+				}
+				var perKey float64
+				for b.Loop() {
+					cpu := cputime.Self()
+					for _, keys := range batches {
+						if err := addBatch(ctx, st, j, keys, way == "tx-a-batch"); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := st.Checkpoint(ctx); err != nil {
+						b.Fatal(err)
+					}
+					perKey = float64((cputime.Self() - cpu).Nanoseconds()) / float64(len(batches)*1024)
+				}
+				b.ReportMetric(perKey/1000, "cpu-µs/key")
+			})
+		}
+	}
+}
+
+// addBatch is AddSeen, or with tx the baseline: one bbolt transaction.
+func addBatch(ctx context.Context, st *boltstate.State, j *boltjournal.Journal, keys []string, tx bool) error {
+	if !tx {
+		return j.AddSeen(ctx, keys)
+	}
+	keys = slices.Sorted(slices.Values(keys))
+	return st.DB.Update(func(tx *bbolt.Tx) error {
+		bk, err := tx.CreateBucketIfNotExists(boltjournal.SeenBucket)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := bk.Put([]byte(k), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -17,8 +17,11 @@
 // Frontier's Spill with a MaxInMemory and the queued items beyond that
 // bound wait in the file ("frontier-spill" bucket) instead of memory, and
 // so does the seen set ("frontier-seen"). Those two are caches of the
-// queue, emptied when a Frontier starts, and are written in bbolt
-// transactions of their own, outside the log.
+// queue, emptied when a Frontier starts, so they are written outside the
+// log: the spill in bbolt transactions of its own, the seen set with
+// [boltstate.State.WriteUnlogged] (applied with the State's checkpoints:
+// a transaction a batch of keys rewrote a page of the bucket for nearly
+// every key once the set was large).
 //
 // bbolt is already a dependency of [boltstate]; this package adds none.
 package boltjournal
@@ -60,7 +63,7 @@ var ErrNilState = errors.New("boltjournal: nil state or stage")
 // serialises the writes).
 type Journal struct {
 	st    *boltstate.State
-	db    *bolt.DB // st.DB: the spill and the seen set are written there directly
+	db    *bolt.DB // st.DB: the spill is written there directly
 	stage *boltstate.Stage
 	done  fetch.FetchedSet // the committed marks
 	spill spillHeads

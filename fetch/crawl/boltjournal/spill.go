@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
@@ -202,44 +202,31 @@ func (j *Journal) Pop(ctx context.Context, site string, n int) ([]crawl.Item, er
 // SeenBucket holds the seen set of a [crawl.Frontier] whose Spill is this
 // Journal (one empty value per normalised URL), so that the seen set of a
 // large crawl lives in the file too. Like the spill, it is emptied when a
-// Frontier starts ([Journal.ClearSeen]).
+// Frontier starts ([Journal.ClearSeen]), so it is written without the
+// log ([boltstate.State.WriteUnlogged]): a crash may lose its latest keys,
+// and the next Frontier empties it anyway.
 var SeenBucket = []byte("frontier-seen")
 
 var _ crawl.SeenStore = (*Journal)(nil)
 
 // ClearSeen implements [crawl.SeenStore]: it empties the seen bucket.
 func (j *Journal) ClearSeen(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	err := j.db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(SeenBucket) == nil {
-			return nil
-		}
-		return tx.DeleteBucket(SeenBucket)
-	})
+	err := j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error { return tx.DropBucket(string(SeenBucket)) })
 	if err != nil {
 		return fmt.Errorf("boltjournal: seen set: %w", err)
 	}
 	return nil
 }
 
-// AddSeen implements [crawl.SeenStore]: one transaction records keys, in
-// key order (bbolt inserts a key into its leaf by moving the entries after
-// it, so many keys written out of order into one leaf cost quadratic time:
-// 100,000 unordered keys into an empty bucket took 20 s of CPU).
+// AddSeen implements [crawl.SeenStore]: one unlogged write of the
+// State records keys. They reach the file with the State's next
+// checkpoint, with its other writes, in key order; a transaction of
+// their own for each call would rewrite a leaf of the bucket for nearly
+// every key, the keys being spread over it.
 func (j *Journal) AddSeen(ctx context.Context, keys []string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	keys = slices.Sorted(slices.Values(keys))
-	err := j.db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(SeenBucket)
-		if err != nil {
-			return err
-		}
+	err := j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
 		for _, k := range keys {
-			if err := b.Put([]byte(k), nil); err != nil {
+			if err := tx.Put(string(SeenBucket), k, nil); err != nil {
 				return err
 			}
 		}
@@ -251,20 +238,11 @@ func (j *Journal) AddSeen(ctx context.Context, keys []string) error {
 	return nil
 }
 
-// HasSeen implements [crawl.SeenStore]: one read transaction, no write.
+// HasSeen implements [crawl.SeenStore]: a read of the State, no write.
 func (j *Journal) HasSeen(ctx context.Context, key string) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	var ok bool
-	err := j.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(SeenBucket); b != nil {
-			ok = b.Get([]byte(key)) != nil
-		}
-		return nil
-	})
+	v, err := j.st.Get(ctx, string(SeenBucket), key)
 	if err != nil {
 		return false, fmt.Errorf("boltjournal: seen set: %w", err)
 	}
-	return ok, nil
+	return v != nil, nil
 }

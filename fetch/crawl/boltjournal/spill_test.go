@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
 	"github.com/goodbot-go/goodbot/fetch/crawl/journaltest"
@@ -166,9 +168,10 @@ func TestSeenConformance(t *testing.T) {
 	})
 }
 
-// With the Journal as Spill, the seen set of the frontier is in the file:
-// 3,000 URLs drained through a MaxInMemory of 10 are all still seen (none
-// queued again), their keys in the seen bucket.
+// With the Journal as Spill, the seen set of the frontier is in the
+// State: 3,000 URLs drained through a MaxInMemory of 10 are all still seen
+// (none queued again), their keys in the seen bucket of the file after a
+// checkpoint.
 func TestSpill_SeenSetInTheFile(t *testing.T) {
 	const urls = 3000
 	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
@@ -192,6 +195,9 @@ func TestSpill_SeenSetInTheFile(t *testing.T) {
 	if err := f.Err(); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	if err := st.DB.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(boltjournal.SeenBucket); b != nil {
@@ -203,6 +209,63 @@ func TestSpill_SeenSetInTheFile(t *testing.T) {
 	}
 	if n < urls-1024 {
 		t.Errorf("%d keys in the seen bucket; want at least %d (all but the last batch)", n, urls-1024)
+	}
+}
+
+// The seen set is written without the log: its keys, read at once, cost
+// the log nothing (the seen set is emptied when a Frontier starts, so a
+// crash may lose its latest keys), and a checkpoint, not a transaction
+// per batch, takes them to the file.
+func TestSeen_WrittenWithoutTheLog(t *testing.T) {
+	const keys = 5000
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, _, j := open(t, path)
+	defer st.Close()
+	logSize := func() (n int64) {
+		for _, suffix := range boltstate.LogSuffixes {
+			if fi, err := os.Stat(path + suffix); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
+	before := logSize()
+	for i := 0; i < keys; i += 1000 {
+		var batch []string
+		for k := i; k < i+1000; k++ {
+			batch = append(batch, fmt.Sprintf("http://s%d.test/%d", k%7, k))
+		}
+		if err := j.AddSeen(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := logSize(); n != before {
+		t.Errorf("the log grew from %d to %d bytes with %d seen keys", before, n, keys)
+	}
+	for k := range keys {
+		if ok, err := j.HasSeen(ctx, fmt.Sprintf("http://s%d.test/%d", k%7, k)); err != nil || !ok {
+			t.Fatalf("HasSeen(key %d) = %v, %v after AddSeen", k, ok, err)
+		}
+	}
+	if ok, _ := j.HasSeen(ctx, "http://s0.test/never"); ok {
+		t.Error("HasSeen of a key never added = true")
+	}
+	n := 0
+	st.DB.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(boltjournal.SeenBucket); b != nil {
+			n = b.Stats().KeyN
+		}
+		return nil
+	})
+	if n != 0 {
+		t.Errorf("%d seen keys in the file before a checkpoint: written by a transaction of their own", n)
+	}
+	if err := j.ClearSeen(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := j.HasSeen(ctx, "http://s0.test/0"); ok {
+		t.Error("HasSeen after ClearSeen = true")
 	}
 }
 
