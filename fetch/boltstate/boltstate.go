@@ -50,10 +50,12 @@
 // cost far less that way than in a bbolt transaction each, which rewrites
 // a page of the bucket for nearly every key.
 //
-// The fetched set keeps a Bloom filter of its URLs in memory (read from
-// the file at open, 1.3 to 4 bytes a URL): a URL never fetched, the
-// common question of a crawl finding new pages, is answered without a
-// read of the file.
+// The fetched set and the validators keep a Bloom filter of their URLs in
+// memory (read from the file at open, 1.3 to 4 bytes a URL each): a URL
+// never fetched, the common question of a crawl finding new pages, is
+// answered without a read of the file. The file is mapped with 256 MiB of
+// address space to begin with (bbolt's InitialMmapSize), so a growing
+// file is remapped rarely (each remap copies the keys a write holds).
 //
 // Buckets written through the log must not be written through DB
 // directly; robots/boltstore and sitemap/boltstore write their own
@@ -136,12 +138,12 @@ type State struct {
 	tx    Tx         // the write holding wmu's
 	bg    sync.WaitGroup
 
-	full          atomic.Bool   // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
-	mu            sync.Mutex    // guards the fields below
-	cond          sync.Cond     // on mu: a checkpoint ended
-	fetched       *bloom.Filter // every key of the fetched bucket, file and layers
-	active        *layer        // writes since the last checkpoint began
-	frozen        *layer        // the writes a running checkpoint applies (nil: none)
+	full          atomic.Bool              // both layers are full: writes wait for the checkpoint (checkpointing && active.bytes >= limit)
+	mu            sync.Mutex               // guards the fields below
+	cond          sync.Cond                // on mu: a checkpoint ended
+	filters       map[string]*bloom.Filter // of each of filteredBuckets: every key, file and layers
+	active        *layer                   // writes since the last checkpoint began
+	frozen        *layer                   // the writes a running checkpoint applies (nil: none)
 	checkpointing bool
 	closed        bool
 	err           error // sticky: a checkpoint failed
@@ -229,7 +231,7 @@ func openChecked(path string, o Options) (db *bbolt.DB, err error) {
 		file = f
 		return f, nil
 	}
-	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, OpenFile: openFile})
+	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, OpenFile: openFile, InitialMmapSize: 256 << 20})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
@@ -333,30 +335,40 @@ func newState(db *bbolt.DB, o Options) (*State, error) {
 	if err := st.openLog(o.LockTimeout, o.betweenResets); err != nil {
 		return nil, err
 	}
-	if err := st.filterFetched(); err != nil {
+	if err := st.filterBuckets(); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
 }
 
-// fetchedFilterRoom is the first room of the fetched set's filter.
-const fetchedFilterRoom = 1 << 16
+// filteredBuckets are the buckets a State keeps a Bloom filter of: the
+// fetched set and the validators, whose common question in a crawl that
+// finds new pages is about a URL they do not hold.
+var filteredBuckets = [...]string{FetchedBucket, ValidatorsBucket}
 
-// filterFetched fills the filter of the fetched bucket with its keys, so
-// that a URL never fetched is known so without a read of the file. The
-// State's reads and writes come after it: the filter is never nil there.
-func (s *State) filterFetched() error {
-	f := bloom.New(fetchedFilterRoom)
-	err := s.ForEach(context.Background(), FetchedBucket, func(k, _ []byte) error {
-		f.Add(string(k))
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("boltstate: reading the fetched set: %w", err)
+// filterRoom is the first room of a bucket's filter.
+const filterRoom = 1 << 16
+
+// filterBuckets fills the filter of each of filteredBuckets with its keys,
+// so that a key never written is known so without a read of the file. The
+// State's reads and writes come after it: the filters are never missing
+// there.
+func (s *State) filterBuckets() error {
+	filters := map[string]*bloom.Filter{}
+	for _, name := range filteredBuckets {
+		f := bloom.New(filterRoom)
+		err := s.ForEach(context.Background(), name, func(k, _ []byte) error {
+			f.Add(string(k))
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("boltstate: reading the %s bucket: %w", name, err)
+		}
+		filters[name] = f
 	}
 	s.mu.Lock()
-	s.fetched = f
+	s.filters = filters
 	s.mu.Unlock()
 	return nil
 }

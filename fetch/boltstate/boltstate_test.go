@@ -131,14 +131,30 @@ func TestState_CorruptRecordReadsAsAbsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer func() { st.Close() }()
 	ctx := context.Background()
 	if err := st.Robots.Save(ctx, "http://a.test:80", robots.Entry{Status: 200, Body: []byte("x")}); err != nil {
 		t.Fatal(err)
 	}
-	_ = st.DB.Update(func(tx *bbolt.Tx) error {
+	if err := st.Validators.Save(ctx, "http://a.test/", fetch.Validator{ETag: `"e"`}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// The record damaged in the file, as another version or a bad disk
+	// would leave it.
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte(boltstate.ValidatorsBucket)).Put([]byte("http://a.test/"), []byte("{not json"))
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if st, err = boltstate.Open(path, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok, err := st.Validators.Load(ctx, "http://a.test/"); ok || err == nil {
 		t.Errorf("corrupt record: ok %v err %v", ok, err)
 	}

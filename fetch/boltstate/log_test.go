@@ -19,6 +19,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 )
 
@@ -789,59 +790,90 @@ func TestState_ReadsDuringACheckpoint(t *testing.T) {
 	read("after the next")
 }
 
-// The fetched set keeps a Bloom filter of its URLs (rebuilt from the file
-// and the log at open): a URL never fetched is answered without a read of
-// the file (under 2 % are read by the filter's mistake), one fetched in an
-// earlier run is read there and found.
-func TestFetched_NewURLsCostNoRead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
+// The fetched set and the validators keep a Bloom filter of their URLs
+// (rebuilt from the file and the log at open): a URL never written there
+// is answered without a read of the file (under 2 % are read by the
+// filter's mistake), one written in an earlier run is read there and
+// found, and one written in this run is found after a checkpoint.
+func TestFiltered_NewURLsCostNoRead(t *testing.T) {
 	ctx := context.Background()
-	st, err := boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const old = 5000
-	for i := range old {
-		if ok, err := st.Fetched.Add(ctx, fmt.Sprintf("https://h%d.test/old/%d", i%50, i)); !ok || err != nil {
-			t.Fatalf("Add %d = %v, %v", i, ok, err)
-		}
-	}
-	st.Close()
-	st, err = boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	reads := func() int { return st.DB.Stats().TxN }
-	before := reads()
-	for i := range 2000 {
-		if has, err := st.Fetched.Has(ctx, fmt.Sprintf("https://h%d.test/new/%d", i%50, i)); has || err != nil {
-			t.Fatalf("a URL never fetched: Has = %v, %v", has, err)
-		}
-	}
-	if n := reads() - before; n > 40 {
-		t.Errorf("2,000 URLs never fetched made %d reads of the file; want at most 40", n)
-	}
-	before = reads()
-	for i := range old {
-		if has, err := st.Fetched.Has(ctx, fmt.Sprintf("https://h%d.test/old/%d", i%50, i)); !has || err != nil {
-			t.Fatalf("URL %d fetched in the earlier run: Has = %v, %v", i, has, err)
-		}
-	}
-	if n := reads() - before; n != old {
-		t.Errorf("%d URLs in the file made %d reads of it; want %d", old, n, old)
-	}
-	// Marked in this run and applied to the file: the filter has them too.
-	for i := range 100 {
-		st.Fetched.Add(ctx, fmt.Sprintf("https://h%d.test/now/%d", i%50, i))
-	}
-	if err := st.Checkpoint(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 100 {
-		if has, err := st.Fetched.Has(ctx, fmt.Sprintf("https://h%d.test/now/%d", i%50, i)); !has || err != nil {
-			t.Fatalf("URL %d marked in this run, after a checkpoint: Has = %v, %v", i, has, err)
-		}
+	for _, tt := range []struct {
+		name string
+		add  func(st *boltstate.State, url string) error
+		has  func(st *boltstate.State, url string) (bool, error)
+	}{
+		{"fetched set",
+			func(st *boltstate.State, url string) error {
+				ok, err := st.Fetched.Add(ctx, url)
+				if err == nil && !ok {
+					err = errors.New("Add: not new")
+				}
+				return err
+			},
+			func(st *boltstate.State, url string) (bool, error) { return st.Fetched.Has(ctx, url) }},
+		{"validators",
+			func(st *boltstate.State, url string) error {
+				return st.Validators.Save(ctx, url, fetch.Validator{ETag: `"e"`})
+			},
+			func(st *boltstate.State, url string) (bool, error) {
+				v, ok, err := st.Validators.Load(ctx, url)
+				if ok && v.ETag != `"e"` {
+					return false, fmt.Errorf("Load = %+v", v)
+				}
+				return ok, err
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			st, err := boltstate.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const old = 5000
+			for i := range old {
+				if err := tt.add(st, fmt.Sprintf("https://h%d.test/old/%d", i%50, i)); err != nil {
+					t.Fatalf("add %d: %v", i, err)
+				}
+			}
+			st.Close()
+			st, err = boltstate.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			reads := func() int { return st.DB.Stats().TxN }
+			before := reads()
+			for i := range 2000 {
+				if has, err := tt.has(st, fmt.Sprintf("https://h%d.test/new/%d", i%50, i)); has || err != nil {
+					t.Fatalf("a URL never written: %v, %v", has, err)
+				}
+			}
+			if n := reads() - before; n > 40 {
+				t.Errorf("2,000 URLs never written made %d reads of the file; want at most 40", n)
+			}
+			before = reads()
+			for i := range old {
+				if has, err := tt.has(st, fmt.Sprintf("https://h%d.test/old/%d", i%50, i)); !has || err != nil {
+					t.Fatalf("URL %d written in the earlier run: %v, %v", i, has, err)
+				}
+			}
+			if n := reads() - before; n != old {
+				t.Errorf("%d URLs in the file made %d reads of it; want %d", old, n, old)
+			}
+			for i := range 100 {
+				if err := tt.add(st, fmt.Sprintf("https://h%d.test/now/%d", i%50, i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := st.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 100 {
+				if has, err := tt.has(st, fmt.Sprintf("https://h%d.test/now/%d", i%50, i)); !has || err != nil {
+					t.Fatalf("URL %d written in this run, after a checkpoint: %v, %v", i, has, err)
+				}
+			}
+		})
 	}
 }
 

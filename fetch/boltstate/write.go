@@ -197,12 +197,12 @@ func (s *State) write(ctx context.Context, fn func(*Tx) error, logged bool) erro
 	s.mu.Lock()
 	for _, c := range tx.changes {
 		s.active.apply(c)
-		if c.bucket == FetchedBucket {
+		if f := s.filters[c.bucket]; f != nil {
 			switch c.kind {
 			case opPut:
-				s.fetched.Add(c.key)
+				f.Add(c.key)
 			case opDropBucket:
-				s.fetched = bloom.New(fetchedFilterRoom)
+				s.filters[c.bucket] = bloom.New(filterRoom)
 			}
 		}
 	}
@@ -240,10 +240,11 @@ func (s *State) get(bucket, key string) ([]byte, error) {
 	if !ok && s.frozen != nil {
 		v, ok = s.frozen.get(bucket, key)
 	}
-	never := !ok && bucket == FetchedBucket && !s.fetched.MayContain(key)
+	f := s.filters[bucket]
+	never := !ok && f != nil && !f.MayContain(key)
 	s.mu.Unlock()
 	if ok || never {
-		return v, nil // never: not in the fetched set, as its filter knows
+		return v, nil // never: not in the bucket, as its filter knows
 	}
 	err := view(s.DB, func(tx *bbolt.Tx) error {
 		if b := tx.Bucket([]byte(bucket)); b != nil {
