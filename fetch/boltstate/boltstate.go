@@ -53,9 +53,7 @@
 // The fetched set and the validators keep a Bloom filter of their URLs in
 // memory (read from the file at open, 1.3 to 4 bytes a URL each): a URL
 // never fetched, the common question of a crawl finding new pages, is
-// answered without a read of the file. The file is mapped with 256 MiB of
-// address space to begin with (bbolt's InitialMmapSize), so a growing
-// file is remapped rarely (each remap copies the keys a write holds).
+// answered without a read of the file.
 //
 // Buckets written through the log must not be written through DB
 // directly; robots/boltstore and sitemap/boltstore write their own
@@ -231,7 +229,7 @@ func openChecked(path string, o Options) (db *bbolt.DB, err error) {
 		file = f
 		return f, nil
 	}
-	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, OpenFile: openFile, InitialMmapSize: 256 << 20})
+	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, OpenFile: openFile})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -234,36 +233,3 @@ func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {
 	})
 }
 
-// The file is mapped with 256 MiB of address space from the start, so a
-// growing file is rarely remapped (a remap copies every key its write
-// holds): the mapping in /proc/self/maps (Linux) is that large for a file
-// of a few pages.
-func TestOpen_MapsRoomToGrow(t *testing.T) {
-	if _, err := os.Stat("/proc/self/maps"); err != nil {
-		t.Skipf("no /proc/self/maps (%v): the mapping cannot be read here", err)
-	}
-	path := filepath.Join(t.TempDir(), "state.db")
-	st, err := boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(string(maps)) {
-		if !strings.HasSuffix(strings.TrimSpace(line), path) {
-			continue
-		}
-		var from, to uint64
-		if _, err := fmt.Sscanf(line, "%x-%x", &from, &to); err != nil {
-			t.Fatal(err)
-		}
-		if to-from < 256<<20 {
-			t.Errorf("the file is mapped with %d bytes; want at least 256 MiB", to-from)
-		}
-		return
-	}
-	t.Fatalf("no mapping of %s in /proc/self/maps", path)
-}
