@@ -232,4 +232,3 @@ func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {
 		}
 	})
 }
-
