@@ -102,8 +102,11 @@
 // never seen (the links of a crawl that finds new pages): those cost no
 // store read, and a URL the filter takes for seen by mistake (under 2 %)
 // costs one. The filter takes 1.3 to 4 bytes per seen URL. Package
-// boltjournal's Journal is such a Spill, in the same bbolt file: a
-// frontier of 100,000 URLs then holds about 20 bytes per queued URL and 8
-// per seen one in memory besides the filter, whatever the crawl's size
-// beyond MaxInMemory (the per-site state and batches aside).
+// boltjournal's Journal is such a Spill, in the same bbolt file: the
+// frontier then holds about 20 bytes per queued URL and 8 per seen one in
+// memory besides the filter, whatever the crawl's size beyond MaxInMemory
+// (the per-site state and batches aside); the Journal's State holds what
+// was spilled since its last checkpoint too, a bound of its own (about
+// twice boltstate's Options.CheckpointBytes, 32 MiB by default) whatever
+// the crawl's size.
 package crawl

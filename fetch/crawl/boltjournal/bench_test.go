@@ -344,3 +344,52 @@ func addBatch(ctx context.Context, st *boltstate.State, j *boltjournal.Journal, 
 		return nil
 	})
 }
+
+// BenchmarkSpillAdmit reports what admitting a page's links costs once the
+// frontier's memory is full: a Frontier with this Journal as Spill and a
+// MaxInMemory of 1,000, holding 2,000 URLs on 2,000 sites, takes 3,000
+// AddAll calls of two new URLs each (a page's links, as a crawl admits
+// them), every one of them spilled; against, in the same run, a Frontier
+// all in memory:
+//
+//	go test ./fetch/crawl/boltjournal -run '^$' -bench SpillAdmit -benchtime 1x -count 3
+func BenchmarkSpillAdmit(b *testing.B) {
+	for _, where := range []string{"memory", "spill"} {
+		b.Run(where, func(b *testing.B) {
+			st, _, j := open(b, filepath.Join(b.TempDir(), "state.db"))
+			defer st.Close()
+			f := &crawl.Frontier{}
+			if where == "spill" {
+				f = &crawl.Frontier{Spill: j, MaxInMemory: 1000}
+			}
+			n := 0
+			next := func() *url.URL {
+				n++
+				u, _ := url.Parse(fmt.Sprintf("http://h%d.test/p/%d", rand.IntN(2000), n))
+				return u
+			}
+			for range 2000 {
+				f.AddAll([]*url.URL{next()}, "seed")
+			}
+			const pages = 3000
+			var wall, cpu float64
+			for b.Loop() {
+				cpu0, start := cputime.Self(), time.Now()
+				for range pages {
+					if f.AddAll([]*url.URL{next(), next()}, "page") != 2 {
+						b.Fatal("a new link was not queued")
+					}
+				}
+				wall, cpu = float64(time.Since(start).Microseconds())/pages, float64((cputime.Self()-cpu0).Microseconds())/pages
+			}
+			if err := f.Err(); err != nil {
+				b.Fatal(err)
+			}
+			if where == "spill" && f.InMemory() > 1000 {
+				b.Fatalf("%d items in memory; MaxInMemory 1,000", f.InMemory())
+			}
+			b.ReportMetric(wall, "µs/page")
+			b.ReportMetric(cpu, "cpu-µs/page")
+		})
+	}
+}

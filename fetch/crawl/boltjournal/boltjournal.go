@@ -15,13 +15,17 @@
 //
 // A Journal is also a [crawl.Spill] and a [crawl.SeenStore]: give it as a
 // Frontier's Spill with a MaxInMemory and the queued items beyond that
-// bound wait in the file ("frontier-spill" bucket) instead of memory, and
-// so does the seen set ("frontier-seen"). Those two are caches of the
-// queue, emptied when a Frontier starts, so they are written outside the
-// log: the spill in bbolt transactions of its own, the seen set with
-// [boltstate.State.WriteUnlogged] (applied with the State's checkpoints:
-// a transaction a batch of keys rewrote a page of the bucket for nearly
-// every key once the set was large).
+// bound wait in the file ("frontier-spill" buckets, one a site) instead
+// of memory, and so does the seen set ("frontier-seen"). Those two are
+// caches of the
+// queue, emptied when a Frontier starts, so they are written without the
+// log ([boltstate.State.WriteUnlogged]): held in the State's memory and
+// applied with its checkpoints, so a Push, a Pop or a batch of seen keys
+// costs no transaction and no sync (a transaction each made admitting a
+// page's links, once the frontier's memory was full, 80 times slower, and
+// rewrote a page of the seen bucket for nearly every key once the set was
+// large). Until a checkpoint the State's memory holds them, within its
+// bound of about twice Options.CheckpointBytes.
 //
 // bbolt is already a dependency of [boltstate]; this package adds none.
 package boltjournal
@@ -63,7 +67,7 @@ var ErrNilState = errors.New("boltjournal: nil state or stage")
 // serialises the writes).
 type Journal struct {
 	st    *boltstate.State
-	db    *bolt.DB // st.DB: the spill is written there directly
+	db    *bolt.DB // st.DB, read for the spill buckets an earlier run left
 	stage *boltstate.Stage
 	done  fetch.FetchedSet // the committed marks
 	spill spillHeads
@@ -136,7 +140,7 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 	j.counts = maps.Clone(counts) // under no write: Load runs before the crawl
 	// The spilled items of an earlier frontier are in the queue loaded
 	// above: the spill starts empty.
-	if err := j.clearSpill(); err != nil {
+	if err := j.clearSpill(ctx); err != nil {
 		return nil, nil, fmt.Errorf("boltjournal: %w", err)
 	}
 	if len(items) == 0 {

@@ -1,6 +1,7 @@
 package boltjournal
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -14,102 +15,96 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
 
-// SpillBucket holds the items a [crawl.Frontier] spilled beyond its
-// MaxInMemory: one nested bucket per site, keyed by a big-endian sequence.
-// It is a cache of the "frontier" bucket's queue, emptied by [Journal.Load].
-// A Pop only reads it: the items popped are deleted later, with their
-// site's next Push or once spillDeleteEvery of them wait, and items left
-// there by an earlier Journal on the file are never popped.
+// SpillBucket names the buckets of the items a [crawl.Frontier] spilled
+// beyond its MaxInMemory: one bucket per site, named SpillBucket, a space
+// and the site, keyed by a big-endian sequence. (Files of earlier versions
+// hold them nested in one bucket of this name.) They are a cache of the
+// "frontier" bucket's queue, emptied by [Journal.Load], so they are
+// written without the log ([boltstate.State.WriteUnlogged]): a Push or Pop
+// costs a write to the State's memory, no transaction and no sync, and
+// reaches the file with the State's next checkpoint. Items left there by
+// an earlier Journal on the file are never popped.
 var SpillBucket = []byte("frontier-spill")
 
-// spillDeleteEvery is how many popped items a Journal leaves in the spill
-// bucket before a Pop deletes them, in one transaction.
-const spillDeleteEvery = 4096
+// spillBucket is the name of site's spill bucket.
+func spillBucket(site string) string { return string(SpillBucket) + " " + site }
 
-// spillHeads is where each site's spilled queue starts: the items before
-// a site's head were popped (or left by an earlier Journal) and wait to be
-// deleted.
+// spillHeads is where each site's spilled queue starts and ends: its items
+// are the sequences from head to tail (excluded), those before head were
+// popped or left by an earlier Journal on the file.
 type spillHeads struct {
-	mu     sync.Mutex        // held through each Push and Pop
-	head   map[string]uint64 // the site's first sequence to pop
-	popped map[string]int    // the site's items popped and not deleted
-	total  int               // sum of popped
+	mu   sync.Mutex        // held through each Push and Pop
+	head map[string]uint64 // the site's first sequence to pop
+	tail map[string]uint64 // one past the site's last sequence pushed
 }
 
-// clearSpill empties the spill bucket.
-func (j *Journal) clearSpill() error {
+// clearSpill empties the spill: the buckets the file holds, those this
+// Journal wrote, and the one bucket of earlier versions.
+func (j *Journal) clearSpill(ctx context.Context) error {
 	h := &j.spill
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	err := j.db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(SpillBucket) == nil {
+	names := map[string]bool{string(SpillBucket): true}
+	for site := range h.head {
+		names[spillBucket(site)] = true
+	}
+	prefix := []byte(spillBucket(""))
+	err := j.db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if bytes.HasPrefix(name, prefix) {
+				names[string(name)] = true
+			}
 			return nil
-		}
-		return tx.DeleteBucket(SpillBucket)
+		})
 	})
+	if err == nil {
+		err = j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
+			for name := range names {
+				if err := tx.DropBucket(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("spill: %w", err)
 	}
-	h.head, h.popped, h.total = nil, nil, 0
-	return nil
-}
-
-// deletePopped deletes, in b, the items before site's head.
-func (h *spillHeads) deletePopped(b *bolt.Bucket, site string) error {
-	head, ok := h.head[site]
-	if !ok {
-		return nil
-	}
-	var del [][]byte
-	c := b.Cursor()
-	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) < head; k, _ = c.Next() {
-		del = append(del, k)
-	}
-	for _, k := range del {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
+	h.head, h.tail = nil, nil
 	return nil
 }
 
 var _ crawl.Spill = (*Journal)(nil)
 
-// Push implements [crawl.Spill]: one transaction appends items to site's
-// spilled queue (and deletes the site's popped items).
+// Push implements [crawl.Spill]: one unlogged write appends items to
+// site's spilled queue.
 func (j *Journal) Push(ctx context.Context, site string, items []crawl.Item) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if len(items) == 0 {
+		return ctx.Err()
+	}
+	raws := make([][]byte, len(items))
+	for i, it := range items {
+		raw, err := json.Marshal(record{URL: it.URL.String(), Key: it.Key, Depth: it.Depth, From: it.From, Tries: it.Tries})
+		if err != nil {
+			return fmt.Errorf("boltjournal: spill: %w", err)
+		}
+		raws[i] = raw
 	}
 	h := &j.spill
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	name := spillBucket(site)
 	var first uint64
-	err := j.db.Update(func(tx *bolt.Tx) error {
-		top, err := tx.CreateBucketIfNotExists(SpillBucket)
-		if err != nil {
-			return err
-		}
-		b, err := top.CreateBucketIfNotExists([]byte(site))
-		if err != nil {
-			return err
-		}
-		if err := h.deletePopped(b, site); err != nil {
-			return err
-		}
-		for i, it := range items {
-			seq, err := b.NextSequence()
+	err := j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
+		for i, raw := range raws {
+			seq, err := tx.NextSequence(name)
 			if err != nil {
 				return err
 			}
 			if i == 0 {
 				first = seq
 			}
-			raw, err := json.Marshal(record{URL: it.URL.String(), Key: it.Key, Depth: it.Depth, From: it.From, Tries: it.Tries})
-			if err != nil {
-				return err
-			}
-			if err := b.Put(binary.BigEndian.AppendUint64(nil, seq), raw); err != nil {
+			if err := tx.Put(name, string(binary.BigEndian.AppendUint64(nil, seq)), raw); err != nil {
 				return err
 			}
 		}
@@ -119,83 +114,56 @@ func (j *Journal) Push(ctx context.Context, site string, items []crawl.Item) err
 		return fmt.Errorf("boltjournal: spill: %w", err)
 	}
 	if h.head == nil {
-		h.head, h.popped = map[string]uint64{}, map[string]int{}
+		h.head, h.tail = map[string]uint64{}, map[string]uint64{}
 	}
-	if _, ok := h.head[site]; !ok && len(items) > 0 {
+	if _, ok := h.head[site]; !ok {
 		h.head[site] = first // what an earlier Journal left is not this one's
 	}
-	h.total -= h.popped[site]
-	delete(h.popped, site)
+	h.tail[site] = first + uint64(len(items))
 	return nil
 }
 
-// Pop implements [crawl.Spill]: one read transaction returns up to n items
-// from the head of site's spilled queue, and they leave it (see
-// [SpillBucket]). A damaged record is skipped.
+// Pop implements [crawl.Spill]: it reads up to n items from the head of
+// site's spilled queue, by their sequences, and one unlogged write deletes
+// them. A damaged record is skipped (and deleted).
 func (j *Journal) Pop(ctx context.Context, site string, n int) ([]crawl.Item, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	h := &j.spill
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.total >= spillDeleteEvery {
-		err := j.db.Update(func(tx *bolt.Tx) error {
-			top := tx.Bucket(SpillBucket)
-			for s := range h.popped {
-				if b := top.Bucket([]byte(s)); b != nil {
-					if err := h.deletePopped(b, s); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		})
+	head, tail := h.head[site], h.tail[site]
+	end := min(tail, head+uint64(max(n, 0)))
+	if end <= head {
+		return nil, ctx.Err() // nothing left that this Journal pushed
+	}
+	name := spillBucket(site)
+	var out []crawl.Item
+	keys := make([]string, 0, end-head)
+	for seq := head; seq < end; seq++ {
+		k := string(binary.BigEndian.AppendUint64(nil, seq))
+		keys = append(keys, k)
+		v, err := j.st.Get(ctx, name, k)
 		if err != nil {
 			return nil, fmt.Errorf("boltjournal: spill: %w", err)
 		}
-		clear(h.popped)
-		h.total = 0
+		var r record
+		if v != nil && json.Unmarshal(v, &r) == nil {
+			if u, err := url.Parse(r.URL); err == nil && u.Host != "" && r.Key != "" {
+				out = append(out, crawl.Item{URL: u, Key: r.Key, Site: site, Depth: r.Depth, From: r.From, Tries: r.Tries})
+			}
+		}
 	}
-	var out []crawl.Item
-	var read int
-	var next uint64
-	err := j.db.View(func(tx *bolt.Tx) error {
-		top := tx.Bucket(SpillBucket)
-		if top == nil {
-			return nil
-		}
-		b := top.Bucket([]byte(site))
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, v := c.Seek(binary.BigEndian.AppendUint64(nil, h.head[site])); k != nil && read < n; k, v = c.Next() {
-			read++
-			next = binary.BigEndian.Uint64(k) + 1
-			var r record
-			if json.Unmarshal(v, &r) != nil {
-				continue
+	err := j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
+		for _, k := range keys {
+			if err := tx.Delete(name, k); err != nil {
+				return err
 			}
-			u, err := url.Parse(r.URL)
-			if err != nil || u.Host == "" || r.Key == "" {
-				continue
-			}
-			out = append(out, crawl.Item{URL: u, Key: r.Key, Site: site, Depth: r.Depth, From: r.From, Tries: r.Tries})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boltjournal: spill: %w", err)
 	}
-	if read > 0 {
-		if h.head == nil {
-			h.head, h.popped = map[string]uint64{}, map[string]int{}
-		}
-		h.head[site] = next
-		h.popped[site] += read
-		h.total += read
-	}
+	h.head[site] = end
 	return out, nil
 }
 

@@ -16,18 +16,32 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/crawl/journaltest"
 )
 
-func spilled(t *testing.T, db *bolt.DB) int {
+// spilled is how many items the spill of st holds for sites (the State's
+// reads: its memory and its file).
+func spilled(t *testing.T, st *boltstate.State, sites ...string) int {
+	t.Helper()
+	n := 0
+	for _, site := range sites {
+		if err := st.ForEach(context.Background(), string(boltjournal.SpillBucket)+" "+site, func(k, v []byte) error {
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// spilledInFile is how many items the bbolt file itself holds in site's
+// spill bucket.
+func spilledInFile(t *testing.T, db *bolt.DB, site string) int {
 	t.Helper()
 	n := 0
 	if err := db.View(func(tx *bolt.Tx) error {
-		top := tx.Bucket(boltjournal.SpillBucket)
-		if top == nil {
-			return nil
+		if b := tx.Bucket([]byte(string(boltjournal.SpillBucket) + " " + site)); b != nil {
+			n = b.Stats().KeyN
 		}
-		return top.ForEachBucket(func(k []byte) error {
-			n += top.Bucket(k).Stats().KeyN
-			return nil
-		})
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +68,9 @@ func TestSpill_BoundedMemory(t *testing.T) {
 	if err := f.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if f.Len() != sites*each || f.InMemory() != max || spilled(t, st.DB) != sites*each-max {
+	if n := spilled(t, st, "http://s0.test", "http://s1.test"); f.Len() != sites*each || f.InMemory() != max || n != sites*each-max {
 		t.Fatalf("after adding %d: Len %d, InMemory %d, spilled %d; want %d, %d, %d",
-			sites*each, f.Len(), f.InMemory(), spilled(t, st.DB), sites*each, max, sites*each-max)
+			sites*each, f.Len(), f.InMemory(), n, sites*each, max, sites*each-max)
 	}
 	next := map[string]int{}
 	got := 0
@@ -120,8 +134,8 @@ func TestSpill_ResumeAfterStop(t *testing.T) {
 	if n, err := f2.Resume(ctx); err != nil || n != 5 {
 		t.Fatalf("Resume = %d, %v; want 5", n, err)
 	}
-	if f2.InMemory() != 2 || spilled(t, st2.DB) != 3 {
-		t.Errorf("after Resume: InMemory %d, spilled %d; want 2, 3", f2.InMemory(), spilled(t, st2.DB))
+	if n := spilled(t, st2, "http://a.test"); f2.InMemory() != 2 || n != 3 {
+		t.Errorf("after Resume: InMemory %d, spilled %d; want 2, 3", f2.InMemory(), n)
 	}
 	for i := 3; i < 8; i++ {
 		it, ok := f2.Next("http://a.test")
@@ -279,51 +293,70 @@ func spillItems(t *testing.T, site string, from, to int) []crawl.Item {
 	return out
 }
 
-// A Pop only reads the file: the items popped are deleted in one
-// transaction once SpillDeleteEvery of them wait, or with their site's
-// next Push.
-func TestSpill_PopDeletesInBulk(t *testing.T) {
-	const site, batch = "http://a.test", 64
+// The spill is written without the log and without a transaction of its
+// own (it is a cache Load empties): Pushes and Pops leave the log and the
+// file as they were, read back in order from the State's memory, and a
+// checkpoint takes to the file exactly the items not popped.
+func TestSpill_WrittenWithoutTheLog(t *testing.T) {
+	const site, total, batch = "http://a.test", 5000, 64
 	ctx := context.Background()
-	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, _, j := open(t, path)
 	defer st.Close()
-	total := boltjournal.SpillDeleteEvery + 1000
-	if err := j.Push(ctx, site, spillItems(t, site, 0, total)); err != nil {
-		t.Fatal(err)
+	logSize := func() (n int64) {
+		for _, suffix := range boltstate.LogSuffixes {
+			if fi, err := os.Stat(path + suffix); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
 	}
-	popped, deleted := 0, false
-	for popped < total {
-		before := spilled(t, st.DB)
+	stats := st.DB.Stats()
+	before, file := logSize(), stats.TxStats.GetWrite()
+	for i := 0; i < total; i += 100 {
+		if err := j.Push(ctx, site, spillItems(t, site, i, i+100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	popped := 0
+	for popped < total/2 {
 		its, err := j.Pop(ctx, site, batch)
 		if err != nil || len(its) == 0 {
-			t.Fatalf("Pop = %d items, %v after %d of %d", len(its), err, popped, total)
+			t.Fatalf("Pop = %d items, %v after %d", len(its), err, popped)
 		}
 		if want := fmt.Sprintf("%s/%d", site, popped); its[0].Key != want {
 			t.Fatalf("Pop's first item %s; want %s", its[0].Key, want)
 		}
-		after := spilled(t, st.DB)
-		switch {
-		case popped >= boltjournal.SpillDeleteEvery && !deleted:
-			if after != total-popped {
-				t.Fatalf("%d items in the file after %d of %d popped; want the %d popped deleted", after, popped, total, popped)
-			}
-			deleted = true
-		case after != before:
-			t.Fatalf("Pop %d changed the file from %d to %d items", popped/batch, before, after)
-		}
 		popped += len(its)
 	}
-	if !deleted {
-		t.Fatal("the popped items were never deleted")
+	if n := logSize(); n != before {
+		t.Errorf("the log grew from %d to %d bytes with the spill's writes", before, n)
 	}
-	if err := j.Push(ctx, site, spillItems(t, site, total, total+1)); err != nil {
+	stats = st.DB.Stats()
+	if w := stats.TxStats.GetWrite(); w != file {
+		t.Errorf("%d pages written to the file by Pushes and Pops; want none", w-file)
+	}
+	if n := spilled(t, st, site); n != total-popped {
+		t.Errorf("the spill reads %d items; want %d", n, total-popped)
+	}
+	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := spilled(t, st.DB); n != 1 {
-		t.Errorf("%d items in the file after a Push; want the pushed one", n)
+	if n := spilledInFile(t, st.DB, site); n != total-popped {
+		t.Errorf("%d items in the file after a checkpoint; want the %d not popped", n, total-popped)
 	}
-	if its, _ := j.Pop(ctx, site, batch); len(its) != 1 || its[0].Key != fmt.Sprintf("%s/%d", site, total) {
-		t.Errorf("Pop after the Push = %d items; want the pushed one", len(its))
+	// The rest in one Pop, from the file: as many as asked for, in order.
+	its, err := j.Pop(ctx, site, total)
+	if err != nil || len(its) != total-popped {
+		t.Fatalf("Pop(%d) after the checkpoint = %d items, %v; want %d", total, len(its), err, total-popped)
+	}
+	for i, it := range its {
+		if want := fmt.Sprintf("%s/%d", site, popped+i); it.Key != want {
+			t.Fatalf("item %d of the last Pop is %s; want %s", i, it.Key, want)
+		}
+	}
+	if its, err := j.Pop(ctx, site, batch); len(its) != 0 || err != nil {
+		t.Errorf("Pop of an empty spill = %d items, %v", len(its), err)
 	}
 }
 

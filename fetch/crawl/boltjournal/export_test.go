@@ -1,4 +1,0 @@
-package boltjournal
-
-// SpillDeleteEvery is spillDeleteEvery, for the tests.
-const SpillDeleteEvery = spillDeleteEvery
