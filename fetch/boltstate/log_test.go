@@ -891,17 +891,7 @@ func TestLog_CheckpointWaitsForTheBatchInFlight(t *testing.T) {
 		}
 		defer st.Close()
 		ctx := context.Background()
-		syncing, release := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		boltstate.SetBeforeSync(st, func() {
-			once.Do(func() {
-				close(syncing)
-				<-release
-			})
-		})
-		wrote := make(chan error, 1)
-		go func() { wrote <- st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte("v")) }) }()
-		<-syncing // the batch is written, not yet synced
+		wrote, release := writeHeldAtItsSync(st) // the batch is written, not yet synced
 		checkpointed := make(chan error, 1)
 		go func() { checkpointed <- st.Checkpoint(ctx) }()
 		synctest.Wait() // everything that can run has run: the checkpoint waits, or is done

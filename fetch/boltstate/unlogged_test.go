@@ -199,6 +199,26 @@ func TestWriteUnlogged_CheckpointsOnItsOwn(t *testing.T) {
 	}
 }
 
+// writeHeldAtItsSync starts a logged write to st and returns once the log
+// has written its batch and holds its sync, which waits until release is
+// closed; wrote gives the write's error.
+func writeHeldAtItsSync(st *boltstate.State) (wrote <-chan error, release chan struct{}) {
+	syncing, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	boltstate.SetBeforeSync(st, func() {
+		once.Do(func() {
+			close(syncing)
+			<-release
+		})
+	})
+	done := make(chan error, 1)
+	go func() {
+		done <- st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("l", "k", []byte("v")) })
+	}()
+	<-syncing
+	return done, release
+}
+
 // An unlogged write does not wait for the log: it returns while a logged
 // write made before it waits for its sync.
 func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {
@@ -208,18 +228,7 @@ func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		ctx := context.Background()
-		syncing, release := make(chan struct{}), make(chan struct{})
-		var once sync.Once
-		boltstate.SetBeforeSync(st, func() {
-			once.Do(func() {
-				close(syncing)
-				<-release
-			})
-		})
-		wrote := make(chan error, 1)
-		go func() { wrote <- st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("l", "k", []byte("v")) }) }()
-		<-syncing // the logged write waits for its sync
+		wrote, release := writeHeldAtItsSync(st) // the logged write waits for its sync
 		putUnlogged(t, st, 0, 1)
 		select {
 		case err := <-wrote:

@@ -32,6 +32,16 @@ func spilled(t *testing.T, st *boltstate.State, sites ...string) int {
 	return n
 }
 
+// logSize is the bytes the log files of the state at path hold.
+func logSize(path string) (n int64) {
+	for _, suffix := range boltstate.LogSuffixes {
+		if fi, err := os.Stat(path + suffix); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
 // spilledInFile is how many items the bbolt file itself holds in site's
 // spill bucket.
 func spilledInFile(t *testing.T, db *bolt.DB, site string) int {
@@ -236,15 +246,7 @@ func TestSeen_WrittenWithoutTheLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	st, _, j := open(t, path)
 	defer st.Close()
-	logSize := func() (n int64) {
-		for _, suffix := range boltstate.LogSuffixes {
-			if fi, err := os.Stat(path + suffix); err == nil {
-				n += fi.Size()
-			}
-		}
-		return n
-	}
-	before := logSize()
+	before := logSize(path)
 	for i := 0; i < keys; i += 1000 {
 		var batch []string
 		for k := i; k < i+1000; k++ {
@@ -254,7 +256,7 @@ func TestSeen_WrittenWithoutTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := logSize(); n != before {
+	if n := logSize(path); n != before {
 		t.Errorf("the log grew from %d to %d bytes with %d seen keys", before, n, keys)
 	}
 	for k := range keys {
@@ -303,16 +305,8 @@ func TestSpill_WrittenWithoutTheLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	st, _, j := open(t, path)
 	defer st.Close()
-	logSize := func() (n int64) {
-		for _, suffix := range boltstate.LogSuffixes {
-			if fi, err := os.Stat(path + suffix); err == nil {
-				n += fi.Size()
-			}
-		}
-		return n
-	}
 	stats := st.DB.Stats()
-	before, file := logSize(), stats.TxStats.GetWrite()
+	before, file := logSize(path), stats.TxStats.GetWrite()
 	for i := 0; i < total; i += 100 {
 		if err := j.Push(ctx, site, spillItems(t, site, i, i+100)); err != nil {
 			t.Fatal(err)
@@ -329,7 +323,7 @@ func TestSpill_WrittenWithoutTheLog(t *testing.T) {
 		}
 		popped += len(its)
 	}
-	if n := logSize(); n != before {
+	if n := logSize(path); n != before {
 		t.Errorf("the log grew from %d to %d bytes with the spill's writes", before, n)
 	}
 	stats = st.DB.Stats()
