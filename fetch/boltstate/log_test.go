@@ -43,7 +43,7 @@ func (m *model) put(b, k, v string) {
 
 // logStep is one step of a run against the model.
 type logStep struct {
-	op     byte // 'p' put, 'd' delete, 'n' next sequence, 'x' drop bucket, 'g' a put and a delete in one write, 's' one write reading its own changes,
+	op     byte // 'p' put, 'd' delete, 'n' next sequence, 'x' drop bucket, 'g' a put and a delete in one write, 's' one write reading its own changes, 'u' and 'v' an unlogged put and delete (in bucket unloggedBucket),
 	bucket string
 	key    string // 'c' checkpoint, 'r' close and open (read-only first), 'k' killed and opened again
 	val    string
@@ -51,9 +51,14 @@ type logStep struct {
 
 var modelBuckets = []string{"a", "b"}
 
+// unloggedBucket is the model's bucket of unlogged writes: exact while the
+// State lives and after a clean reopen; after a kill, each key it keeps
+// holds a value once written to it (the checkpoints decide which).
+const unloggedBucket = "u"
+
 // stepsFrom turns bytes (a fuzzer's input) into steps, three bytes a step.
 func stepsFrom(data []byte) []logStep {
-	const ops = "ppppddnxgscrk"
+	const ops = "ppppddnxgscrkuuv"
 	var steps []logStep
 	for i := 0; i+2 < len(data) && len(steps) < 200; i += 3 {
 		steps = append(steps, logStep{op: ops[int(data[i])%len(ops)], bucket: modelBuckets[data[i+1]%2],
@@ -88,8 +93,25 @@ func runModel(t *testing.T, steps []logStep) {
 			t.Fatal(err)
 		}
 	}
+	written := map[string]map[string]bool{} // every value each unlogged key was given
+	unlogged := func(fn func(tx *boltstate.Tx) error) {
+		t.Helper()
+		if err := st.WriteUnlogged(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i, s := range steps {
 		switch s.op {
+		case 'u':
+			unlogged(func(tx *boltstate.Tx) error { return tx.Put(unloggedBucket, s.key, []byte(s.val)) })
+			m.put(unloggedBucket, s.key, s.val)
+			if written[s.key] == nil {
+				written[s.key] = map[string]bool{}
+			}
+			written[s.key][s.val] = true
+		case 'v':
+			unlogged(func(tx *boltstate.Tx) error { return tx.Delete(unloggedBucket, s.key) })
+			delete(m.keys[unloggedBucket], s.key)
 		case 'p':
 			write(func(tx *boltstate.Tx) error { return tx.Put(s.bucket, s.key, []byte(s.val)) })
 			m.put(s.bucket, s.key, s.val)
@@ -187,6 +209,16 @@ func runModel(t *testing.T, steps []logStep) {
 		case 'k':
 			boltstate.Abandon(st)
 			ro := open(&boltstate.Options{ReadOnly: true, Logger: quiet})
+			kept := map[string]string{}
+			if err := ro.ForEach(ctx, unloggedBucket, func(k, v []byte) error { kept[string(k)] = string(v); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range kept {
+				if !written[k][v] {
+					t.Fatalf("step %d, after a kill: unlogged %s = %q, a value never written to it", i, k, v)
+				}
+			}
+			m.keys[unloggedBucket] = kept // what the checkpoints took to the file
 			checkModel(t, ro, m, fmt.Sprintf("step %d, read-only after a kill", i))
 			ro.Close()
 			st = open(opts)
@@ -199,7 +231,7 @@ func runModel(t *testing.T, steps []logStep) {
 func checkModel(t *testing.T, st *boltstate.State, m *model, where string) {
 	t.Helper()
 	ctx := context.Background()
-	for _, b := range modelBuckets {
+	for _, b := range append(slices.Clone(modelBuckets), unloggedBucket) {
 		got := map[string]string{}
 		var order []string
 		err := st.ForEach(ctx, b, func(k, v []byte) error {
