@@ -49,6 +49,17 @@ func LayerBytes(st *State) (int, int) {
 	return st.active.bytes, f
 }
 
+// LayerBuckets is how many buckets st's layers hold (active and frozen).
+func LayerBuckets(st *State) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := len(st.active.buckets)
+	if st.frozen != nil {
+		n += len(st.frozen.buckets)
+	}
+	return n
+}
+
 // Reencode decodes a record's payload and encodes its changes again (a
 // whole record: header and payload).
 func Reencode(p []byte) ([]byte, error) {

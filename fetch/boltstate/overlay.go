@@ -23,8 +23,14 @@ type layerBucket struct {
 }
 
 // entryOverhead approximates what one key costs a layer beyond its bytes
-// (map entry, string and slice headers).
-const entryOverhead = 64
+// (map entry, string and slice headers), bucketOverhead what one bucket
+// does beyond its name (its entry, struct and empty map): a layer of many
+// buckets with few keys each (or dropped ones) is bounded as one of many
+// keys.
+const (
+	entryOverhead  = 64
+	bucketOverhead = 160
+)
 
 func newLayer() *layer { return &layer{buckets: map[string]*layerBucket{}} }
 
@@ -33,6 +39,7 @@ func (l *layer) bucket(name string) *layerBucket {
 	if b == nil {
 		b = &layerBucket{keys: map[string][]byte{}}
 		l.buckets[name] = b
+		l.bytes += len(name) + bucketOverhead
 	}
 	return b
 }

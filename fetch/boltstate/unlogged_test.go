@@ -219,6 +219,30 @@ func writeHeldAtItsSync(st *boltstate.State) (wrote <-chan error, release chan s
 	return done, release
 }
 
+// Buckets count towards Options.CheckpointBytes too, not only keys: many
+// buckets dropped (as a spill of many sites is emptied) are checkpointed
+// away as many keys would be, so the layers' buckets stay bounded.
+func TestLayers_BucketsBounded(t *testing.T) {
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), &boltstate.Options{CheckpointBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	most := 0
+	for i := range 2000 {
+		err := st.WriteUnlogged(context.Background(), func(tx *boltstate.Tx) error {
+			return tx.DropBucket(fmt.Sprintf("bucket %d", i)) // no key at all
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, boltstate.LayerBuckets(st))
+	}
+	if most > 200 {
+		t.Errorf("the layers held up to %d buckets at once for a CheckpointBytes of 4096; want at most about 2 × 4096 / 176", most)
+	}
+}
+
 // An unlogged write does not wait for the log: it returns while a logged
 // write made before it waits for its sync.
 func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,6 +27,9 @@ import (
 // reaches the file with the State's next checkpoint. Items left there by
 // an earlier Journal on the file are never popped.
 var SpillBucket = []byte("frontier-spill")
+
+// spillDropBatch is how many spill buckets one write drops.
+const spillDropBatch = 1024
 
 // spillBucket is the name of site's spill bucket.
 func spillBucket(site string) string { return string(SpillBucket) + " " + site }
@@ -57,9 +62,14 @@ func (j *Journal) clearSpill(ctx context.Context) error {
 			return nil
 		})
 	})
-	if err == nil {
+	// In writes of spillDropBatch buckets: a crawl of many sites leaves
+	// many, and a write waits while the State's memory is full.
+	all := slices.Collect(maps.Keys(names))
+	for len(all) > 0 && err == nil {
+		batch := all[:min(len(all), spillDropBatch)]
+		all = all[len(batch):]
 		err = j.st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
-			for name := range names {
+			for _, name := range batch {
 				if err := tx.DropBucket(name); err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -402,5 +403,57 @@ func TestSpill_PopsOnlyItsOwn(t *testing.T) {
 				t.Errorf("Pop = %v, %v; want the 2 items pushed since", got, err)
 			}
 		})
+	}
+}
+
+// Load empties the spill of every site an earlier run left in the file
+// (more sites than one write drops), and the spill the Journal wrote
+// itself.
+func TestSpill_LoadEmptiesEverySite(t *testing.T) {
+	const sites = 3000
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, _, j := open(t, path)
+	site := func(i int) string { return fmt.Sprintf("http://s%d.test", i) }
+	for i := range sites {
+		if err := j.Push(ctx, site(i), spillItems(t, site(i), 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close() // the spill reaches the file with the closing checkpoint
+	countBuckets := func(db *bolt.DB) (n int) {
+		prefix := string(boltjournal.SpillBucket) + " "
+		db.View(func(tx *bolt.Tx) error {
+			return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+				if strings.HasPrefix(string(name), prefix) {
+					n++
+				}
+				return nil
+			})
+		})
+		return n
+	}
+	st, _, j = open(t, path)
+	defer func() { st.Close() }()
+	if n := countBuckets(st.DB); n != sites {
+		t.Fatalf("%d spill buckets in the file before Load; want %d", n, sites)
+	}
+	if err := j.Push(ctx, site(0), spillItems(t, site(0), 5, 6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := j.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if its, err := j.Pop(ctx, site(0), 10); len(its) != 0 || err != nil {
+		t.Errorf("Pop after Load = %d items, %v; want none", len(its), err)
+	}
+	if n := spilled(t, st, site(0), site(1), site(sites-1)); n != 0 {
+		t.Errorf("%d items read back after Load; want none", n)
+	}
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countBuckets(st.DB); n != 0 {
+		t.Errorf("%d spill buckets in the file after Load and a checkpoint; want none", n)
 	}
 }
