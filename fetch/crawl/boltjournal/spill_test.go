@@ -2,6 +2,7 @@ package boltjournal_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net/url"
 	"os"
@@ -456,4 +457,68 @@ func TestSpill_LoadEmptiesEverySite(t *testing.T) {
 	if n := countBuckets(st.DB); n != 0 {
 		t.Errorf("%d spill buckets in the file after Load and a checkpoint; want none", n)
 	}
+}
+
+// A damaged record is skipped, never an error nor a crash: in the queue a
+// restarted crawl loads, and in the spill a Pop reads (it is deleted too).
+func TestDamagedRecordsSkipped(t *testing.T) {
+	ctx := context.Background()
+	damage := func(t *testing.T, path, bucket string, key []byte) {
+		t.Helper()
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket([]byte(bucket))
+			if b == nil || b.Get(key) == nil {
+				return fmt.Errorf("no record %q in %s to damage", key, bucket)
+			}
+			return b.Put(key, []byte("{not json"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("queue", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "state.db")
+		st, _, j := open(t, path)
+		f := &crawl.Frontier{Journal: j}
+		for i := range 3 {
+			f.Add(mustURL(t, fmt.Sprintf("http://a.test/%d", i)), 0, "seed")
+		}
+		st.Close()
+		damage(t, path, "frontier", []byte("http://a.test/1"))
+		st, _, j = open(t, path)
+		defer st.Close()
+		f = &crawl.Frontier{Journal: j}
+		if n, err := f.Resume(ctx); err != nil || n != 2 {
+			t.Fatalf("Resume over a damaged record = %d, %v; want the 2 others", n, err)
+		}
+	})
+	t.Run("spill", func(t *testing.T) {
+		const site = "http://a.test"
+		path := filepath.Join(t.TempDir(), "state.db")
+		st, _, j := open(t, path)
+		defer func() { st.Close() }()
+		if err := j.Push(ctx, site, spillItems(t, site, 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The file damaged under the running State, as a bad disk would.
+		if err := st.DB.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(string(boltjournal.SpillBucket)+" "+site)).Put(binary.BigEndian.AppendUint64(nil, 2), []byte("{not json"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		its, err := j.Pop(ctx, site, 10)
+		if err != nil || len(its) != 2 || its[0].Key != site+"/0" || its[1].Key != site+"/2" {
+			t.Fatalf("Pop over a damaged record = %d items, %v; want items 0 and 2", len(its), err)
+		}
+		if n := spilled(t, st, site); n != 0 {
+			t.Errorf("%d records left in the spill after the Pop; want none", n)
+		}
+	})
 }
