@@ -1,11 +1,9 @@
 package boltstate_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // txID is the id of the last committed write transaction of db.
@@ -164,17 +163,7 @@ func crashChild(path string) {
 // the file.
 func TestState_KillLosesNoAcknowledgedWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
+	cmd, sc := testenv.Child(t, crashChildEnv, path)
 	var acked []string
 	for sc.Scan() {
 		acked = append(acked, sc.Text())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/crawl/boltjournal"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 const killChildEnv = "BOLTJOURNAL_KILL_CHILD"
@@ -94,17 +94,7 @@ func killChild(path string) {
 // journal's queue, the spill being a cache of it).
 func TestJournal_KillWithASpillLosesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
+	cmd, sc := testenv.Child(t, killChildEnv, path)
 	queued, done := map[string]bool{}, map[string]bool{}
 	lines := 0
 	for sc.Scan() {
