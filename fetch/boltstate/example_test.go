@@ -63,3 +63,28 @@ func ExampleState_Write() {
 	// https://example.org/ ok #1
 	// https://example.org/about not_modified
 }
+
+// A cache kept in the state file, which a crash may lose: written without
+// the log (no sync to wait for), read at once, in the file after the next
+// checkpoint.
+func ExampleState_WriteUnlogged() {
+	dir, _ := os.MkdirTemp("", "boltstate")
+	defer os.RemoveAll(dir)
+	st, err := boltstate.Open(filepath.Join(dir, "bot.db"), nil)
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+
+	err = st.WriteUnlogged(ctx, func(tx *boltstate.Tx) error {
+		return tx.Put("link-cache", "https://example.org/", []byte("3 links"))
+	})
+	if err != nil {
+		panic(err)
+	}
+	v, _ := st.Get(ctx, "link-cache", "https://example.org/")
+	fmt.Printf("%s\n", v)
+	// Output:
+	// 3 links
+}
