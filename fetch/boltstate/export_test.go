@@ -26,9 +26,10 @@ func Abandon(st *State) {
 	st.DB.Close()
 }
 
-// SetCheckpointHook makes st's checkpoints call f with "frozen" once they
-// froze the writes they apply (nothing applied yet), and with "applied"
-// once their transaction committed, before they empty the log file.
+// SetCheckpointHook makes st's checkpoints call f with "start" before they
+// freeze anything, with "frozen" once they froze the writes they apply
+// (nothing applied yet), and with "applied" once their transaction
+// committed, before they empty the log file.
 func SetCheckpointHook(st *State, f func(stage string)) { st.checkpointHook = f }
 
 // BreakLog makes the next write of st's log fail, as a disk error would.
@@ -48,6 +49,9 @@ func LayerBytes(st *State) (int, int) {
 	}
 	return st.active.bytes, f
 }
+
+// BucketOverhead is bucketOverhead, for the tests.
+const BucketOverhead = bucketOverhead
 
 // LayerBuckets is how many buckets st's layers hold (active and frozen).
 func LayerBuckets(st *State) int {

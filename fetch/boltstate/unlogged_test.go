@@ -265,3 +265,60 @@ func TestWriteUnlogged_NeverWaitsForASync(t *testing.T) {
 		}
 	})
 }
+
+// A write that found the active layer full waits for the checkpoint to
+// freeze it, not for the checkpoint to end: once frozen, the new layer has
+// room (an earlier version kept writers waiting through the checkpoint's
+// whole bbolt transaction).
+func TestCheckpoint_WritersWaitOnlyForTheFreeze(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		st, err := boltstate.Open(filepath.Join(dir, "state.db"), &boltstate.Options{CheckpointBytes: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ctx := context.Background()
+		releaseStart, releaseFrozen := make(chan struct{}), make(chan struct{})
+		var startOnce, frozenOnce sync.Once
+		boltstate.SetCheckpointHook(st, func(stage string) {
+			switch stage {
+			case "start":
+				startOnce.Do(func() { <-releaseStart })
+			case "frozen":
+				frozenOnce.Do(func() { <-releaseFrozen })
+			}
+		})
+		put := func(k string, n int) error {
+			return st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", k, make([]byte, n)) })
+		}
+		if err := put("crosses", 400); err != nil { // the checkpoint starts, held before its freeze
+			t.Fatal(err)
+		}
+		if err := put("after", 10); err != nil { // the layer, not yet frozen, is full
+			t.Fatal(err)
+		}
+		wrote := make(chan error, 1)
+		go func() { wrote <- put("waits", 10) }()
+		synctest.Wait()
+		select {
+		case err := <-wrote:
+			t.Fatalf("a write went into a full layer before the freeze (%v)", err)
+		default:
+		}
+		close(releaseStart) // the checkpoint freezes the layer, then is held
+		synctest.Wait()
+		select {
+		case err := <-wrote:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Error("the write still waits once the full layer is frozen, for the checkpoint's end")
+		}
+		close(releaseFrozen)
+		if err := st.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

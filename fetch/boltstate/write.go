@@ -358,6 +358,9 @@ func (s *State) Checkpoint(ctx context.Context) error {
 // applies the frozen layer to the bbolt file in one transaction, then
 // empties the file that held it. The caller set s.checkpointing.
 func (s *State) checkpoint() error {
+	if s.checkpointHook != nil {
+		s.checkpointHook("start")
+	}
 	s.wmu.Lock()
 	old, next := s.logs[0], s.logs[1]
 	if s.w.active == next {
@@ -371,6 +374,11 @@ func (s *State) checkpoint() error {
 	if err == nil {
 		s.mu.Lock()
 		frozen, s.frozen, s.active = s.active, s.active, newLayer()
+		// The writes that found the active layer full wait no longer: the
+		// new one has room. They wait for this checkpoint only if it fills
+		// too before the checkpoint ends.
+		s.full.Store(false)
+		s.cond.Broadcast()
 		s.mu.Unlock()
 	}
 	s.wmu.Unlock()
