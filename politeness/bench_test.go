@@ -105,21 +105,13 @@ func BenchmarkOverheadColdHosts(b *testing.B) {
 		reqs[i], _ = http.NewRequest(http.MethodGet, fmt.Sprintf("http://h%d.example:8080/p", i), nil)
 		roundTripOnce(b, tr, reqs[i])
 	}
-	var cold coldcache.Disturber
 	ctx := context.Background()
-	var spent time.Duration
-	i := 0
-	for b.Loop() {
-		cold.Touch()
-		r := reqs[i%hosts]
-		i += 7 // coprime with hosts: every host in turn, not in memory order
-		t0 := time.Now()
-		if err := tr.Wait(ctx, r.URL); err != nil {
+	spent := coldcache.EachHost(b, hosts, func(h int) {
+		if err := tr.Wait(ctx, reqs[h].URL); err != nil {
 			b.Fatal(err)
 		}
-		roundTripOnce(b, tr, r)
-		spent += time.Since(t0)
-	}
+		roundTripOnce(b, tr, reqs[h])
+	})
 	b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N), "pol-ns/op")
 }
 
