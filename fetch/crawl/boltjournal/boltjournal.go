@@ -41,9 +41,6 @@ import (
 	"sort"
 	"strconv"
 
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 )
@@ -63,13 +60,11 @@ const (
 var ErrNilState = errors.New("boltjournal: nil state or stage")
 
 // Journal is a [crawl.Journal] in a bbolt file. Make one with [New]; the
-// zero value is not usable. It is safe for concurrent use (bbolt
+// zero value is not usable. It is safe for concurrent use (the State
 // serialises the writes).
 type Journal struct {
 	st    *boltstate.State
-	db    *bolt.DB // st.DB, read for the spill buckets an earlier run left
 	stage *boltstate.Stage
-	done  fetch.FetchedSet // the committed marks
 	spill spillHeads
 
 	// counts caches the sites bucket (the count of URLs admitted per
@@ -89,7 +84,7 @@ func New(st *boltstate.State, g *boltstate.Stage) (*Journal, error) {
 	if st == nil || st.DB == nil || g == nil {
 		return nil, ErrNilState
 	}
-	return &Journal{st: st, db: st.DB, stage: g, done: st.Fetched, counts: map[string]int{}}, nil
+	return &Journal{st: st, stage: g, counts: map[string]int{}}, nil
 }
 
 // record is a queued item as stored.
@@ -166,7 +161,7 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 // Done implements [crawl.Journal]: it reports whether key is in the
 // committed fetched set.
 func (j *Journal) Done(ctx context.Context, key string) (bool, error) {
-	return j.done.Has(ctx, key)
+	return j.st.Fetched.Has(ctx, key) // the committed marks
 }
 
 // Record implements [crawl.Journal]: one write of the state commits the

@@ -54,7 +54,7 @@ func (j *Journal) clearSpill(ctx context.Context) error {
 		names[spillBucket(site)] = true
 	}
 	prefix := []byte(spillBucket(""))
-	err := j.db.View(func(tx *bolt.Tx) error {
+	err := j.st.DB.View(func(tx *bolt.Tx) error { // the buckets an earlier run left
 		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
 			if bytes.HasPrefix(name, prefix) {
 				names[string(name)] = true
