@@ -88,9 +88,6 @@ type Crawler struct {
 	Log    *slog.Logger
 
 	done atomic.Int64
-
-	finishing chan finishJob // to the finishers: Finishes made beside the workers (nil: none)
-	finished  chan struct{}  // a finisher's Finish returned: its site may be due (capacity 1)
 }
 
 // DefaultParallel is the number of a [Crawler]'s workers when Parallel is
@@ -136,14 +133,18 @@ func (c *Crawler) Run(ctx context.Context) error {
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
 	var wg, finishers sync.WaitGroup
+	// finishing takes the Finishes made beside the workers (nil: none);
+	// finished tells the dispatcher that one returned (its site may be due).
+	var finishing chan finishJob
+	var finished chan struct{}
 	if finishWaits(q) {
-		c.finishing, c.finished = make(chan finishJob, n), make(chan struct{}, 1)
+		finishing, finished = make(chan finishJob, n), make(chan struct{}, 1)
 		for range n {
 			finishers.Go(func() {
-				for j := range c.finishing {
+				for j := range finishing {
 					c.finish(ctx, q, j.it, j.step, j.ready)
 					select {
-					case c.finished <- struct{}{}: // the dispatcher looks at the schedule again
+					case finished <- struct{}{}: // the dispatcher looks at the schedule again
 					default: // it is told already
 					}
 				}
@@ -153,16 +154,16 @@ func (c *Crawler) Run(ctx context.Context) error {
 	for range n {
 		wg.Go(func() {
 			for it := range work {
-				c.run(ctx, q, it)
+				c.run(ctx, q, it, finishing)
 				freed <- struct{}{}
 			}
 		})
 	}
-	err := c.dispatch(ctx, q, n, work, freed)
+	err := c.dispatch(ctx, q, n, work, freed, finished)
 	close(work)
 	wg.Wait()
-	if c.finishing != nil {
-		close(c.finishing)
+	if finishing != nil {
+		close(finishing)
 		finishers.Wait()
 	}
 	if err != nil {
@@ -174,8 +175,8 @@ func (c *Crawler) Run(ctx context.Context) error {
 // dispatch leases the due items and hands each to a free worker (n at
 // first; freed tells of one more) until the crawl is over, ctx ends or the
 // Queue fails. With no site due it waits for the next ready time, a worker
-// to finish, a Finish to return, or Recheck.
-func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item, freed <-chan struct{}) error {
+// to finish, a finisher's Finish to return (finished), or Recheck.
+func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item, freed, finished <-chan struct{}) error {
 	idle := n
 	var timer *time.Timer
 	defer func() {
@@ -224,7 +225,7 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item
 		select {
 		case <-freed:
 			idle++
-		case <-c.finished:
+		case <-finished:
 		case <-timer.C:
 		case <-ctx.Done():
 			return nil
@@ -291,8 +292,9 @@ func IsHTML(p *fetch.Page) bool {
 }
 
 // run fetches one leased item and records its outcome, with the links it
-// queued, in one Finish: the site is then due at its next turn.
-func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
+// queued, in one Finish: the site is then due at its next turn. The Finish
+// goes to finishing when it is not nil and has room.
+func (c *Crawler) run(ctx context.Context, q Queue, it Item, finishing chan<- finishJob) {
 	ready, wait, refused := c.turn(ctx, it)
 	if wait {
 		c.finish(ctx, q, it, Step{}, ready) // not its turn yet: back to the schedule
@@ -342,7 +344,7 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item) {
 	// durable: a finisher makes the Finish, unless Parallel of them wait for
 	// one already (or the Queue's Finish does not wait: no finishers).
 	select {
-	case c.finishing <- finishJob{it, step, ready}:
+	case finishing <- finishJob{it, step, ready}:
 	default:
 		c.finish(ctx, q, it, step, ready)
 	}
