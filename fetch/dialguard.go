@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/goodbot-go/goodbot/internal/ipguard"
 )
 
 // # Internal addresses
@@ -49,86 +51,24 @@ func (e *InternalAddressError) Is(target error) bool { return target == ErrInter
 // addrPolicy decides which addresses a bot may connect to. A nil
 // *addrPolicy allows none of the internal ranges.
 type addrPolicy struct {
-	allow []netip.Prefix // masked, IPv4-mapped prefixes unmapped
+	allow ipguard.Allow
 }
 
 // newAddrPolicy returns the policy allowing the internal ranges in allow.
 func newAddrPolicy(allow []netip.Prefix) *addrPolicy {
-	p := &addrPolicy{}
-	for _, a := range allow {
-		if !a.IsValid() {
-			continue
-		}
-		if a.Addr().Is4In6() && a.Bits() >= 96 {
-			a = netip.PrefixFrom(a.Addr().Unmap(), a.Bits()-96)
-		}
-		p.allow = append(p.allow, a.Masked())
-	}
-	return p
-}
-
-var (
-	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598, carrier-grade NAT (and some clouds' metadata)
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122 "this network"; 0.0.0.0 reaches the local host
-	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
-)
-
-var (
-	nat64    = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 well-known NAT64 prefix
-	compatV4 = netip.MustParsePrefix("::/96")        // deprecated IPv4-compatible addresses
-)
-
-// embeddedIPv4 returns the IPv4 address a NAT64 or IPv4-compatible IPv6
-// address reaches (so 64:ff9b::a9fe:a9fe is 169.254.169.254), and a itself
-// otherwise. :: and ::1 stay as they are.
-func embeddedIPv4(a netip.Addr) netip.Addr {
-	if !a.Is6() || !(nat64.Contains(a) || compatV4.Contains(a)) {
-		return a
-	}
-	if a.IsUnspecified() || a.IsLoopback() {
-		return a
-	}
-	b := a.As16()
-	return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-}
-
-// internalKind returns the kind of internal range a lies in, or "" for a
-// public address. a must be unmapped and without zone.
-func internalKind(a netip.Addr) string {
-	switch {
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsUnspecified(), thisNetwork.Contains(a):
-		return "unspecified"
-	case a.IsPrivate():
-		return "private"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
-		return "multicast"
-	case sharedSpace.Contains(a):
-		return "shared"
-	case a == broadcast:
-		return "broadcast"
-	}
-	return ""
+	return &addrPolicy{allow: ipguard.NewAllow(allow)}
 }
 
 // check returns an *InternalAddressError if a is internal and not allowed.
 func (p *addrPolicy) check(a netip.Addr) error {
-	a = embeddedIPv4(a.Unmap().WithZone(""))
-	kind := internalKind(a)
-	if kind == "" {
-		return nil
-	}
+	var allow ipguard.Allow
 	if p != nil {
-		for _, pre := range p.allow {
-			if pre.Contains(a) {
-				return nil
-			}
-		}
+		allow = p.allow
 	}
-	return &InternalAddressError{Addr: a, Kind: kind}
+	if reached, kind := allow.Check(a); kind != "" {
+		return &InternalAddressError{Addr: reached, Kind: kind}
+	}
+	return nil
 }
 
 // checkAddr refuses a URL whose host is a literal internal address the bot

@@ -237,7 +237,7 @@ func (v *Verifier) httpClient() *http.Client {
 			*c = *v.Client
 		}
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		g := dialGuard{allow: v.AllowInternal}
+		g := newDialGuard(v.AllowInternal)
 		switch t := c.Transport.(type) {
 		case nil:
 			c.Transport = g.guardTransport(http.DefaultTransport.(*http.Transport).Clone())

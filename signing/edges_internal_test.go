@@ -450,9 +450,14 @@ func TestDialGuard_MappedPrefixes(t *testing.T) {
 		{"::ffff:10.0.0.0/104", "[::ffff:10.9.9.9]:443", true},
 		{"127.0.0.0/8", "[::ffff:127.0.0.1]:443", true},
 		{"::1/128", "127.0.0.1:443", false},
+		// An IPv6 prefix of 96 bits or more that maps no IPv4 address is
+		// taken as written, not widened.
+		{"fd00::/112", "[fd00::1]:443", true},
+		{"fd00::/112", "[fd00::1:0:1]:443", false},
+		{"fd00::/96", "[fd00:0:0:1::1]:443", false},
 	}
 	for _, tc := range cases {
-		g := dialGuard{allow: []netip.Prefix{netip.MustParsePrefix(tc.prefix)}}
+		g := newDialGuard([]netip.Prefix{netip.MustParsePrefix(tc.prefix)})
 		if err := g.check(tc.addr); (err == nil) != tc.allowed {
 			t.Errorf("allow %s, %s: %v, want allowed %v", tc.prefix, tc.addr, err, tc.allowed)
 		}

@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/ipguard"
 )
 
 // The verifier fetches URLs named by unauthenticated requests, so its own
@@ -15,39 +17,12 @@ import (
 // resolution, so a name that resolves to 127.0.0.1 is caught too) must not
 // be internal unless the owner allows it.
 
-var (
-	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598 carrier-grade NAT
-	thisNetwork        = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122; 0.0.0.0 reaches the local host
-	limitedBroadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
-)
+// dialGuard refuses connections to internal addresses its Allow does not
+// open (see package ipguard: the fetcher judges addresses the same way).
+type dialGuard struct{ allow ipguard.Allow }
 
-// internalRange names the internal range a lies in, or "" for a public
-// address. IPv4-mapped IPv6 addresses are judged as the IPv4 address.
-func internalRange(a netip.Addr) string {
-	a = a.Unmap().WithZone("")
-	switch {
-	case !a.IsValid():
-		return "invalid"
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsUnspecified(), thisNetwork.Contains(a):
-		return "unspecified"
-	case a.IsPrivate():
-		return "private"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
-		return "multicast"
-	case sharedAddressSpace.Contains(a):
-		return "shared"
-	case a == limitedBroadcast:
-		return "broadcast"
-	}
-	return ""
-}
-
-// dialGuard refuses connections to internal addresses outside allow.
-type dialGuard struct{ allow []netip.Prefix }
+// newDialGuard returns the guard opening the internal ranges in allow.
+func newDialGuard(allow []netip.Prefix) dialGuard { return dialGuard{allow: ipguard.NewAllow(allow)} }
 
 // control is a net.Dialer Control function: it sees the address about to be
 // dialled.
@@ -62,20 +37,10 @@ func (g dialGuard) check(address string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s is not an IP address", ErrAddressRefused, address)
 	}
-	a := ap.Addr().Unmap().WithZone("")
-	kind := internalRange(a)
-	if kind == "" {
-		return nil
+	if reached, kind := g.allow.Check(ap.Addr()); kind != "" {
+		return fmt.Errorf("%w: %s is %s", ErrAddressRefused, reached, kind)
 	}
-	for _, p := range g.allow {
-		if p.Addr().Is4In6() && p.Bits() >= 96 {
-			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
-		}
-		if p.Contains(a) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %s is %s", ErrAddressRefused, a, kind)
+	return nil
 }
 
 type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -401,7 +401,8 @@ func TestVerifier_SignaturesTriedBound(t *testing.T) {
 }
 
 // TestVerifier_LoopbackRefusedByDefault: a directory on loopback (named by
-// address, by [::1], by 0.0.0.0 or by a name resolving to 127.0.0.1) is
+// address, by [::1], by 0.0.0.0, by a name resolving to 127.0.0.1, in the
+// IPv4-mapped or NAT64 form) or on the metadata address through NAT64 is
 // never connected to unless AllowInternal lists it.
 func TestVerifier_LoopbackRefusedByDefault(t *testing.T) {
 	key := signingtest.BothyKey()
@@ -415,6 +416,8 @@ func TestVerifier_LoopbackRefusedByDefault(t *testing.T) {
 		fmt.Sprintf("https://[::1]:%d", port),
 		fmt.Sprintf("https://0.0.0.0:%d", port),
 		fmt.Sprintf("https://[::ffff:127.0.0.1]:%d", port),
+		fmt.Sprintf("https://[64:ff9b::7f00:1]:%d", port), // NAT64: refused before any dial, not merely unreachable
+		fmt.Sprintf("https://[64:ff9b::a9fe:a9fe]:%d", port),
 	} {
 		v := &signing.Verifier{Client: srv.Client()}
 		_, err := v.Verify(signedBy(t, key, agent, signing.Dictionary))
@@ -431,6 +434,22 @@ func TestVerifier_LoopbackRefusedByDefault(t *testing.T) {
 		if _, err := v.Verify(signedBy(t, key, srv.URL, signing.Dictionary)); err != nil {
 			t.Fatalf("allowed %s: %v", allow, err)
 		}
+	}
+	srv.Client().CloseIdleConnections()
+	// A transport that dials on its own (httptest's client takes
+	// example.com to the server) keeps its dial, and the address it reached
+	// is judged: loopback, refused unless allowed.
+	n := dir.total()
+	v := &signing.Verifier{Client: srv.Client()}
+	if _, err := v.Verify(signedBy(t, key, "https://example.com", signing.Dictionary)); !errors.Is(err, signing.ErrAddressRefused) {
+		t.Errorf("example.com reached on loopback by the client's own dial: %v, want ErrAddressRefused", err)
+	}
+	v = &signing.Verifier{Client: srv.Client(), AllowInternal: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	if _, err := v.Verify(signedBy(t, key, "https://example.com", signing.Dictionary)); err != nil {
+		t.Errorf("example.com through the client's own dial, loopback allowed: %v", err)
+	}
+	if dir.total() != n+1 {
+		t.Errorf("the directory was reached %d times through the client's own dial, want 1", dir.total()-n)
 	}
 	srv.Client().CloseIdleConnections()
 }
@@ -478,6 +497,13 @@ func TestVerifier_Middleware(t *testing.T) {
 		if rec.Code != tc.code || called != (tc.code == 200) {
 			t.Errorf("mode %d outcome %v: code %d called %v", tc.mode, tc.outcome, rec.Code, called)
 		}
+	}
+	// A request that passed no Middleware has no verdict.
+	if o, res, err, ok := signing.VerdictFromContext(signed().Context()); ok || o != signing.Unverified || res != nil || err != nil {
+		t.Errorf("no Middleware: verdict %v %v %v %v, want none", o, res, err, ok)
+	}
+	if _, ok := signing.ResultFromContext(signed().Context()); ok {
+		t.Error("no Middleware: a Result")
 	}
 }
 
@@ -569,6 +595,109 @@ func TestVerifier_FetchBounds(t *testing.T) {
 			if d := time.Since(start); d != tc.elapsed {
 				t.Errorf("%s: took %v, want %v", tc.agent, d, tc.elapsed)
 			}
+		}
+	})
+}
+
+// TestVerifier_LaterSignatureVerifies: a signature that fails a check (its
+// tag malformed or another's, expired, no Signature member) does not stop
+// the verifier from trying the next one: a request carrying a hopeless
+// signature before a good one verifies by the good one.
+func TestVerifier_LaterSignatureVerifies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		key := signingtest.BothyKey()
+		mem := newMem()
+		mem.handle("bot.test", &signing.Directory{Keys: signers(key)})
+		sign := func(label string) *http.Request {
+			r := httptest.NewRequest(http.MethodGet, "https://site.example/page", nil)
+			must(t, (&signing.Signer{Key: key, Agent: "https://bot.test", Label: label}).Sign(r))
+			return r
+		}
+		old := sign("bad")
+		time.Sleep(2 * time.Hour) // old's signature has expired
+		for _, tc := range []struct {
+			name string
+			bad  func() *http.Request
+		}{
+			{"malformed tag", func() *http.Request {
+				r := sign("bad")
+				r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), `tag="web-bot-auth"`, "tag=1", 1))
+				return r
+			}},
+			{"other tag", func() *http.Request {
+				r := sign("bad")
+				r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), "web-bot-auth", "other", 1))
+				return r
+			}},
+			{"expired", func() *http.Request { return old }},
+			{"no signature member", func() *http.Request {
+				r := sign("bad")
+				r.Header.Set("Signature", strings.Replace(r.Header.Get("Signature"), "bad=", "gone=", 1))
+				return r
+			}},
+		} {
+			bad, good := tc.bad(), sign("good")
+			req := httptest.NewRequest(http.MethodGet, "https://site.example/page", nil)
+			for _, h := range []string{"Signature-Agent", "Signature-Input", "Signature"} {
+				req.Header.Set(h, bad.Header.Get(h)+", "+good.Header.Get(h))
+			}
+			if _, err := (&signing.Verifier{Client: &http.Client{Transport: mem}}).Verify(bad); err == nil {
+				t.Fatalf("%s: the bad signature alone verifies", tc.name)
+			}
+			res, err := (&signing.Verifier{Client: &http.Client{Transport: mem}}).Verify(req)
+			if err != nil || res.Label != "good" {
+				t.Errorf("%s, then a good signature: %+v, %v; want verified by \"good\"", tc.name, res, err)
+			}
+		}
+	})
+}
+
+// TestVerifier_MissingHeaders: without either header there is nothing to
+// verify, whatever the other holds.
+func TestVerifier_MissingHeaders(t *testing.T) {
+	signed := signedBy(t, signingtest.BothyKey(), "https://bot.test", signing.Dictionary)
+	for _, drop := range [][]string{{"Signature"}, {"Signature-Input"}, {"Signature", "Signature-Input"}} {
+		req := signed.Clone(t.Context())
+		for _, h := range drop {
+			req.Header.Del(h)
+		}
+		_, err := (&signing.Verifier{}).Verify(req)
+		var ve *signing.VerifyError
+		if !errors.As(err, &ve) || ve.Reason != signing.ReasonMissing || ve.Label != "" {
+			t.Errorf("without %v: %v, want %s for no signature in particular", drop, err, signing.ReasonMissing)
+		}
+	}
+}
+
+// TestVerifier_DefaultNegativeTTL: with NegativeTTL unset, a key its
+// directory does not list is looked for again after one minute, not
+// before.
+func TestVerifier_DefaultNegativeTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := newMem()
+		dir := record(&signing.Directory{Keys: signers(signingtest.BothyKey())})
+		mem.handle("bot.test", dir)
+		v := &signing.Verifier{Client: &http.Client{Transport: mem}}
+		impostor := func() error {
+			_, err := v.Verify(signedBy(t, signingtest.OtherKey(), "https://bot.test", signing.Dictionary))
+			return err
+		}
+		if err := impostor(); reasonOf(err) != signing.ReasonUnknownKey {
+			t.Fatalf("an unknown key: %v, want %s", err, signing.ReasonUnknownKey)
+		}
+		n := dir.total()
+		if n == 0 {
+			t.Fatal("no fetch of the directory")
+		}
+		time.Sleep(time.Minute - time.Second)
+		impostor()
+		if dir.total() != n {
+			t.Errorf("the directory fetched again 59 s after an unknown key, want not before 60 s")
+		}
+		time.Sleep(2 * time.Second)
+		impostor()
+		if dir.total() != n+1 {
+			t.Errorf("%d fetches 61 s after an unknown key, want %d", dir.total(), n+1)
 		}
 	})
 }

@@ -84,8 +84,10 @@ const (
 // Fetching URLs chosen by unauthenticated requests is guarded: redirects
 // are never followed (a 3xx is a failed fetch), connections to loopback,
 // private, link-local, unspecified, multicast, shared and broadcast
-// addresses are refused on the address actually dialled unless
-// AllowInternal lists them, and each fetch is capped in bytes
+// addresses, also in an IPv6 form (IPv4-mapped, NAT64 64:ff9b::/96 or
+// IPv4-compatible, judged as the IPv4 address they reach), are refused on
+// the address actually dialled unless AllowInternal lists them (the same
+// ranges a fetch.Bot refuses), and each fetch is capped in bytes
 // (MaxDirectoryBytes), keys (MaxKeys) and time (FetchTimeout). The guard
 // applies to Client's transport when it is an *http.Transport (a clone is
 // used) or nil; any other RoundTripper is used as given, its owner vouching

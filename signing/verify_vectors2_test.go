@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/ed25519"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -170,32 +171,97 @@ func TestProvenKeys_WorkBounded(t *testing.T) {
 	}
 }
 
-// TestInternalRange: the dial guard's classification, IPv4-mapped forms
-// included, and AllowInternal.
+// TestInternalRange: the dial guard refuses every internal range, in the
+// IPv4-mapped, NAT64 and IPv4-compatible forms too (as the fetcher does:
+// both judge with internal/ipguard), and AllowInternal opens them.
 func TestInternalRange(t *testing.T) {
 	for _, tc := range []struct {
 		addr, kind string
 	}{
 		{"127.0.0.1", "loopback"}, {"127.255.0.9", "loopback"}, {"::1", "loopback"}, {"::ffff:127.0.0.1", "loopback"},
+		{"64:ff9b::7f00:1", "loopback"},
 		{"0.0.0.0", "unspecified"}, {"0.1.2.3", "unspecified"}, {"::", "unspecified"}, {"::ffff:0.0.0.0", "unspecified"},
 		{"10.0.0.1", "private"}, {"172.16.5.4", "private"}, {"192.168.1.1", "private"}, {"fc00::1", "private"}, {"::ffff:10.1.2.3", "private"},
 		{"169.254.169.254", "link-local"}, {"fe80::1", "link-local"},
+		{"64:ff9b::a9fe:a9fe", "link-local"}, {"::a9fe:a9fe", "link-local"}, // the metadata service through NAT64, and IPv4-compatible
 		{"224.0.0.1", "multicast"}, {"ff02::1", "multicast"}, {"ff01::1", "multicast"},
 		{"100.64.0.1", "shared"}, {"255.255.255.255", "broadcast"},
-		{"8.8.8.8", ""}, {"172.32.0.1", ""}, {"2001:4860:4860::8888", ""}, {"::ffff:8.8.8.8", ""},
+		{"8.8.8.8", ""}, {"172.32.0.1", ""}, {"2001:4860:4860::8888", ""}, {"::ffff:8.8.8.8", ""}, {"64:ff9b::808:808", ""},
 	} {
-		if got := internalRange(netip.MustParseAddr(tc.addr)); got != tc.kind {
-			t.Errorf("%s: %q, want %q", tc.addr, got, tc.kind)
-		}
 		err := dialGuard{}.check(netip.AddrPortFrom(netip.MustParseAddr(tc.addr), 443).String())
-		if (err != nil) != (tc.kind != "") || (err != nil && !errors.Is(err, ErrAddressRefused)) {
-			t.Errorf("%s: check %v", tc.addr, err)
+		if (err != nil) != (tc.kind != "") || (err != nil && (!errors.Is(err, ErrAddressRefused) || !strings.HasSuffix(err.Error(), " is "+tc.kind))) {
+			t.Errorf("%s: check %v, want refused as %q", tc.addr, err, tc.kind)
 		}
 	}
-	g := dialGuard{allow: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::ffff:127.0.0.1/128")}}
+	g := newDialGuard([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::ffff:127.0.0.1/128")})
 	for addr, ok := range map[string]bool{"10.9.9.9:80": true, "[::ffff:10.0.0.1]:80": true, "127.0.0.1:80": true, "127.0.0.2:80": false, "192.168.0.1:80": false, "name:80": false} {
 		if err := g.check(addr); (err == nil) != ok {
 			t.Errorf("allow-list check %s: %v", addr, err)
+		}
+	}
+}
+
+// TestVerifyRFC9421_SchemeAndLabel: the scheme a signature covers is https
+// when the request came over TLS or its URL says https, http otherwise; a
+// label missing from either header is no signature, whichever it is.
+func TestVerifyRFC9421_SchemeAndLabel(t *testing.T) {
+	key := signingtest.BothyKey()
+	pub := key.Public().(ed25519.PublicKey)
+	comps := []component{newComponent("@scheme", "", false), newComponent("@authority", "", false)}
+	sign := func(r *http.Request, scheme string) {
+		t.Helper()
+		sp, err := signParams(comps, httpsfvParams([]param{{"created", int64(1)}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := signatureBase(requestMessage(r.Method, scheme, normaliseAuthority(r.Host, scheme), r.URL, r.Header), comps, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Signature-Input", "sig1="+sp)
+		sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
+		r.Header.Set("Signature", sig)
+	}
+	request := func(target string, overTLS bool) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, target, nil)
+		if overTLS {
+			r.TLS = &tls.ConnectionState{HandshakeComplete: true}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name     string
+		req      *http.Request
+		signedAs string
+		ok       bool
+	}{
+		{"https URL", request("https://site.example/", false), "https", true},
+		{"over TLS, URL without scheme", request("/", true), "https", true},
+		{"http URL", request("http://site.example/", false), "http", true},
+		{"http URL signed as https", request("http://site.example/", false), "https", false},
+		{"https URL signed as http", request("https://site.example/", false), "http", false},
+		{"no Host: the URL's", request("https://site.example/", false), "https", true},
+	} {
+		if tc.req.Host == "" {
+			tc.req.Host = "site.example"
+		}
+		sign(tc.req, tc.signedAs)
+		if strings.HasPrefix(tc.name, "no Host") {
+			tc.req.Host = ""
+		}
+		_, err := VerifyRFC9421(tc.req, "sig1", pub, "@scheme")
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want verified %v", tc.name, err, tc.ok)
+		}
+	}
+	for _, drop := range []string{"Signature", "Signature-Input"} {
+		r := request("https://site.example/", false)
+		sign(r, "https")
+		r.Header.Set(drop, strings.Replace(r.Header.Get(drop), "sig1=", "other=", 1))
+		_, err := VerifyRFC9421(r, "sig1", pub)
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Reason != ReasonMissing {
+			t.Errorf("sig1 missing from %s: %v, want %s", drop, err, ReasonMissing)
 		}
 	}
 }

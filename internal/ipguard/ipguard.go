@@ -1,0 +1,103 @@
+// Package ipguard decides which IP addresses a client of the public web
+// must not connect to unless it was told it may: the loopback, private,
+// link-local, unspecified ("this network"), multicast, broadcast and shared
+// (carrier-grade NAT, RFC 6598) ranges, whatever form the address is
+// written in: IPv4-mapped IPv6 (::ffff:127.0.0.1), NAT64 (64:ff9b::/96,
+// RFC 6052, which a NAT64 network translates to the IPv4 address it
+// embeds) and IPv4-compatible (::a9fe:a9fe) addresses are judged as the
+// IPv4 address they reach.
+//
+// The fetcher (its URL check and its dialer) and the signature verifier
+// (the dialer of its key directory fetches) judge addresses here, so that
+// no address is refused by one and reached by the other.
+package ipguard
+
+import "net/netip"
+
+var (
+	sharedSpace = netip.MustParsePrefix("100.64.0.0/10") // RFC 6598, carrier-grade NAT (and some clouds' metadata)
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // RFC 1122 "this network"; 0.0.0.0 reaches the local host
+	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+	nat64       = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 well-known NAT64 prefix
+	compatV4    = netip.MustParsePrefix("::/96")        // deprecated IPv4-compatible addresses
+)
+
+// Reached returns the address a connection to a reaches, as this package
+// judges it: without zone, an IPv4-mapped, NAT64 or IPv4-compatible IPv6
+// address as its IPv4 address (so 64:ff9b::a9fe:a9fe is 169.254.169.254).
+// :: and ::1 stay as they are.
+func Reached(a netip.Addr) netip.Addr {
+	a = a.Unmap().WithZone("")
+	if !a.Is6() || !(nat64.Contains(a) || compatV4.Contains(a)) || a.IsUnspecified() || a.IsLoopback() {
+		return a
+	}
+	b := a.As16()
+	return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+}
+
+// Kind returns the internal range the address a reaches ([Reached]) lies
+// in: "loopback", "unspecified", "private", "link-local", "multicast",
+// "shared" or "broadcast"; "invalid" for the zero Addr; "" for a public
+// address.
+func Kind(a netip.Addr) string {
+	a = Reached(a)
+	switch {
+	case !a.IsValid():
+		return "invalid"
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsUnspecified(), thisNetwork.Contains(a):
+		return "unspecified"
+	case a.IsPrivate():
+		return "private"
+	case a.IsLinkLocalUnicast():
+		return "link-local"
+	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+		return "multicast"
+	case sharedSpace.Contains(a):
+		return "shared"
+	case a == broadcast:
+		return "broadcast"
+	}
+	return ""
+}
+
+// Allow is a list of prefixes whose internal addresses may be connected
+// to. The zero value allows none. Make one with [NewAllow].
+type Allow struct {
+	prefixes []netip.Prefix // masked; IPv4-mapped ones as IPv4
+}
+
+// NewAllow returns the Allow of prefixes. A prefix in the IPv4-mapped form
+// of 96 bits or more (::ffff:10.0.0.0/104) allows the IPv4 addresses it
+// maps (10.0.0.0/8); any other prefix is taken as written. Invalid
+// prefixes are ignored.
+func NewAllow(prefixes []netip.Prefix) Allow {
+	var al Allow
+	for _, p := range prefixes {
+		if !p.IsValid() {
+			continue
+		}
+		if p.Addr().Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		al.prefixes = append(al.prefixes, p.Masked())
+	}
+	return al
+}
+
+// Check judges a connection to a: it returns the address reached and, when
+// that address is internal and no prefix of al contains it, its [Kind];
+// kind is "" when the connection may be made.
+func (al Allow) Check(a netip.Addr) (reached netip.Addr, kind string) {
+	reached = Reached(a)
+	if kind = Kind(reached); kind == "" {
+		return reached, ""
+	}
+	for _, p := range al.prefixes {
+		if p.Contains(reached) {
+			return reached, ""
+		}
+	}
+	return reached, kind
+}
