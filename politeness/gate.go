@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/sitekey"
 )
 
 // A Gate stores the per-host [State] and serialises access to each host: at
@@ -126,5 +128,5 @@ func SiteOrigin(u *url.URL) string {
 // https (443); for other schemes without a port the key has no port.
 func HostKey(u *url.URL) string {
 	var buf [128]byte
-	return string(appendHostKey(buf[:0], u))
+	return string(sitekey.Append(buf[:0], u))
 }

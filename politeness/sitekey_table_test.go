@@ -3,7 +3,6 @@ package politeness_test
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -32,28 +31,6 @@ func TestHostKey_Table(t *testing.T) {
 			t.Errorf("line %d: key %s does not parse: %v", r.Line, r.Key, err)
 		} else if got := politeness.HostKey(k); got != r.Key {
 			t.Errorf("line %d: HostKey(%s) = %s, not a fixed point", r.Line, r.Key, got)
-		}
-	}
-}
-
-// TestSiteKey_CopiesEqual keeps the leaf packages' copies of this file
-// identical to it below the package clause.
-func TestSiteKey_CopiesEqual(t *testing.T) {
-	body := func(path string) string {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rest, ok := strings.Cut(string(raw), "\n")
-		if !ok || !strings.HasPrefix(string(raw), "package ") {
-			t.Fatalf("%s: does not start with a package clause", path)
-		}
-		return rest
-	}
-	want := body("sitekey.go")
-	for _, p := range []string{"../robots/sitekey.go", "../sitemap/sitekey.go"} {
-		if body(p) != want {
-			t.Errorf("%s differs from politeness/sitekey.go below the package clause", p)
 		}
 	}
 }

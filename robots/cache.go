@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/goodbot-go/goodbot/internal/sitekey"
 )
 
 // Defaults for the zero fields of a [Cache].
@@ -401,7 +403,7 @@ func (e *StatusError) Error() string {
 
 // origin is an RFC 9309 origin: scheme, host and port, as a site key.
 type origin struct {
-	key string // the site key "scheme://host:port", see appendHostKey
+	key string // the site key "scheme://host:port", see sitekey.Append
 }
 
 // robotsURL is the origin's /robots.txt URL, on the canonical spelling of
@@ -435,7 +437,7 @@ func appendOriginKey(dst []byte, u *url.URL) ([]byte, error) {
 		return dst, ErrBadURL
 	}
 	n := len(dst)
-	dst = appendHostKey(dst, u)
+	dst = sitekey.Append(dst, u)
 	if i := bytes.Index(dst[n:], []byte("://")); i < 0 || n+i+3 >= len(dst) || dst[n+i+3] == ':' {
 		return dst[:n], ErrBadURL // no host
 	}

@@ -3,11 +3,13 @@ package sitemap
 import (
 	"net/url"
 	"strings"
+
+	"github.com/goodbot-go/goodbot/internal/sitekey"
 )
 
 // scope is the part of the URL space a sitemap may describe under the
 // sitemaps.org location rule: same site (scheme, host and port, in any
-// spelling of the host: see appendHostKey), same directory or below.
+// spelling of the host: see sitekey.Append), same directory or below.
 type scope struct {
 	key string // the sitemap's site key
 	dir string // resolved path up to and including the last '/'
@@ -18,7 +20,7 @@ func newScope(loc string) (scope, bool) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return scope{}, false
 	}
-	s := scope{key: string(appendHostKey(nil, u))}
+	s := scope{key: string(sitekey.Append(nil, u))}
 	p := resolvePath(u.EscapedPath())
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		s.dir = p[:i+1]
@@ -56,9 +58,9 @@ func (s scope) contains(loc string) bool {
 	var buf [128]byte
 	var key []byte
 	if strings.IndexByte(auth, '%') < 0 {
-		key = appendHostKey(buf[:0], &url.URL{Scheme: loc[:i], Host: auth})
+		key = sitekey.Append(buf[:0], &url.URL{Scheme: loc[:i], Host: auth})
 	} else if u, err := url.Parse(loc); err == nil { // percent-encoded host
-		key = appendHostKey(buf[:0], u)
+		key = sitekey.Append(buf[:0], u)
 	}
 	return string(key) == s.key
 }

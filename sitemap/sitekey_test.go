@@ -10,21 +10,6 @@ import (
 	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
 )
 
-// TestSiteKey_Table checks this package's copy of the site key against the
-// module's decision table.
-func TestSiteKey_Table(t *testing.T) {
-	for _, r := range sitekeytest.Rows(t) {
-		u, err := url.Parse(r.URL)
-		if err != nil {
-			t.Errorf("line %d: %v", r.Line, err)
-			continue
-		}
-		if got := string(appendHostKey(nil, u)); got != r.Key {
-			t.Errorf("line %d: appendHostKey(%s) = %s, want %s", r.Line, r.URL, got, r.Key)
-		}
-	}
-}
-
 // withPath returns the URL s with its path replaced by p.
 func withPath(t *testing.T, s, p string) string {
 	t.Helper()

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/sitekey"
 )
 
 // Walker defaults.
@@ -431,7 +433,7 @@ func siteStoreKey(site string) string {
 	if err != nil || u.Host == "" {
 		return site
 	}
-	key := string(appendHostKey(nil, u))
+	key := string(sitekey.Append(nil, u))
 	switch {
 	case strings.HasPrefix(key, "http://"):
 		return strings.TrimSuffix(key, ":80")
@@ -749,7 +751,7 @@ func normURL(s string) string {
 	if err != nil {
 		return s
 	}
-	key := string(appendHostKey(nil, u))
+	key := string(sitekey.Append(nil, u))
 	i := strings.Index(key, "://")
 	u.Scheme, u.Host = key[:i], key[i+3:]
 	u.Fragment, u.RawFragment = "", ""

@@ -1,7 +1,7 @@
 // Package sitekeytest reads the site key decision table,
-// politeness/testdata/sitekeys.txt, for the tests of politeness.HostKey and
-// of its copies in the packages that may not import politeness (robots,
-// sitemap): one table, every copy checked against it. A program that keys
+// politeness/testdata/sitekeys.txt, for the tests of politeness.HostKey, of
+// the site key it is built on and of the packages that key their state by
+// site with it (robots, sitemap): one table for all. A program that keys
 // its own state by site can check its key function against the same table.
 package sitekeytest
 

@@ -1,4 +1,4 @@
-package politeness
+package sitekey
 
 import (
 	"net/url"
@@ -8,20 +8,20 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// FuzzHostKey checks that HostKey never panics, that the fast path for
+// FuzzAppend checks that Append never panics, that the fast path for
 // canonical hosts agrees with IDNA processing, and that a key is its own
 // key.
-func FuzzHostKey(f *testing.F) {
+func FuzzAppend(f *testing.F) {
 	for _, s := range []string{"example.com", "EXAMPLE.com.", "bücher.example", "xn--bcher-kva.example", "a_b.example",
 		"blocked。example", "::1", "::ffff:1.2.3.4", "ｅｘａｍｐｌｅ.com", "xn--zz", "-a.b-", "127.0.0.1", "xn--xn--xn--"} {
 		f.Add(s, "080")
 	}
 	f.Fuzz(func(t *testing.T, host, port string) {
-		h := siteHost(host)
-		if plainHost(host) {
+		h := Host(host)
+		if plain(host) {
 			slow, _ := idna.Lookup.ToASCII(host)
 			if slow = strings.ToLower(strings.TrimRight(slow, ".")); slow != h {
-				t.Fatalf("siteHost(%q) = %q, IDNA gives %q", host, h, slow)
+				t.Fatalf("Host(%q) = %q, IDNA gives %q", host, h, slow)
 			}
 		}
 		u := &url.URL{Scheme: "http", Host: host}
@@ -31,12 +31,12 @@ func FuzzHostKey(f *testing.F) {
 		if port != "" {
 			u.Host += ":" + port
 		}
-		k := HostKey(u)
+		k := string(Append(nil, u))
 		if !strings.HasPrefix(k, "http://") {
-			t.Fatalf("HostKey(%q) = %q", u.Host, k)
+			t.Fatalf("Append(%q) = %q", u.Host, k)
 		}
-		if h2 := siteHost(h); h2 != h {
-			t.Fatalf("siteHost not idempotent: %q -> %q -> %q", host, h, h2)
+		if h2 := Host(h); h2 != h {
+			t.Fatalf("Host not idempotent: %q -> %q -> %q", host, h, h2)
 		}
 	})
 }

@@ -1,4 +1,11 @@
-package robots
+// Package sitekey is the module's one definition of "the same site": the
+// key "scheme://host:port" that the politeness gate, the robots.txt cache
+// and the sitemap walker keep their per-site state under, so that every
+// spelling of a site (case, IDNA and full-width forms, trailing dots,
+// default and zero-padded ports, IPv4-mapped addresses) shares one gap,
+// one robots.txt and one sitemap scope. The decision table every user of
+// it is tested against is politeness/testdata/sitekeys.txt.
+package sitekey
 
 import (
 	"net/netip"
@@ -8,18 +15,12 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// The site key: one definition of "the same site" for every part of the
-// module. The original is politeness/sitekey.go; robots/sitekey.go and
-// sitemap/sitekey.go are byte-for-byte copies below the package clause
-// (those leaf packages may not import politeness), a test keeps them equal,
-// and every copy is tested against politeness/testdata/sitekeys.txt.
-
-// appendHostKey appends the site key of u to dst: "scheme://host:port", with
-// the scheme lowercased, the host canonical (see siteHost), IPv6 literals in
+// Append appends the site key of u to dst: "scheme://host:port", with
+// the scheme lowercased, the host canonical (see [Host]), IPv6 literals in
 // brackets, and the port read as a number ("080" is 80), made explicit for
 // http (80) and https (443). For other schemes without a port the key has no
 // port. A host already canonical costs no allocation beyond dst.
-func appendHostKey(dst []byte, u *url.URL) []byte {
+func Append(dst []byte, u *url.URL) []byte {
 	for i := 0; i < len(u.Scheme); i++ {
 		c := u.Scheme[i]
 		if 'A' <= c && c <= 'Z' {
@@ -28,7 +29,7 @@ func appendHostKey(dst []byte, u *url.URL) []byte {
 		dst = append(dst, c)
 	}
 	dst = append(dst, "://"...)
-	host := siteHost(u.Hostname())
+	host := Host(u.Hostname())
 	if strings.IndexByte(host, ':') >= 0 {
 		dst = append(append(append(dst, '['), host...), ']')
 	} else {
@@ -48,7 +49,7 @@ func appendHostKey(dst []byte, u *url.URL) []byte {
 	return append(append(dst, ':'), port...)
 }
 
-// siteHost returns the canonical spelling of a host name as url.URL.Hostname
+// Host returns the canonical spelling of a host name as url.URL.Hostname
 // gives it (IPv6 literals without brackets). An IP address is written as
 // net/netip writes it (an IPv4-mapped IPv6 address as the IPv4 address). A
 // name is mapped to its ASCII form by IDNA (UTS #46 lookup processing:
@@ -57,14 +58,14 @@ func appendHostKey(dst []byte, u *url.URL) []byte {
 // are dropped. A name IDNA rejects keeps the result of IDNA's processing
 // (which maps what it can, applied until stable), lowercased:
 // deterministic, never an error.
-func siteHost(h string) string {
+func Host(h string) string {
 	if strings.IndexByte(h, ':') >= 0 {
 		if a, err := netip.ParseAddr(h); err == nil {
 			return a.Unmap().String()
 		}
 		return strings.ToLower(h)
 	}
-	if !plainHost(h) {
+	if !plain(h) {
 		// On a name it rejects, IDNA returns the partly processed name,
 		// which it may read differently the next time (a bad punycode label
 		// decodes to another label): apply it until the name is stable, so
@@ -80,10 +81,10 @@ func siteHost(h string) string {
 	return h
 }
 
-// plainHost reports whether h is already canonical: lowercase ASCII
+// plain reports whether h is already canonical: lowercase ASCII
 // letters, digits, '-', '_' and '.', no trailing dot and no punycode label
 // (whose validity IDNA decides).
-func plainHost(h string) bool {
+func plain(h string) bool {
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
