@@ -72,22 +72,27 @@ func (tx *Tx) Delete(bucket, key string) error {
 }
 
 // NextSequence returns the next value of bucket's sequence (as bbolt's
-// Bucket.NextSequence).
+// Bucket.NextSequence). Calls in one write cost one change of the log
+// however many they are: only the last value is kept.
 func (tx *Tx) NextSequence(bucket string) (uint64, error) {
 	if bucket == "" {
 		return 0, errors.New("boltstate: empty bucket name")
 	}
-	seq, ok := uint64(0), false
-	for i := len(tx.changes) - 1; i >= 0 && !ok; i-- {
-		if c := &tx.changes[i]; c.bucket == bucket && (c.kind == opSequence || c.kind == opDropBucket) {
-			seq, ok = c.seq, true // a dropped bucket's sequence is 0
+	for i := len(tx.changes) - 1; i >= 0; i-- {
+		c := &tx.changes[i]
+		switch {
+		case c.bucket != bucket:
+		case c.kind == opSequence:
+			c.seq++ // nothing reads the values in between
+			return c.seq, nil
+		case c.kind == opDropBucket: // a dropped bucket's sequence is 0
+			tx.add(change{kind: opSequence, bucket: bucket, seq: 1})
+			return 1, nil
 		}
 	}
-	if !ok {
-		var err error
-		if seq, err = tx.s.sequence(bucket); err != nil {
-			return 0, err
-		}
+	seq, err := tx.s.sequence(bucket)
+	if err != nil {
+		return 0, err
 	}
 	tx.add(change{kind: opSequence, bucket: bucket, seq: seq + 1})
 	return seq + 1, nil

@@ -189,9 +189,6 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 					i, counts = len(counts), append(counts, siteCount{it.Site, n})
 				}
 				counts[i].n++
-				if err := tx.Put(sitesBucket, it.Site, strconv.AppendInt(nil, int64(counts[i].n), 10)); err != nil {
-					return err
-				}
 			}
 			seq, err := tx.NextSequence(frontierBucket)
 			if err != nil {
@@ -202,6 +199,11 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 				return err
 			}
 			if err := tx.Put(frontierBucket, it.Key, raw); err != nil {
+				return err
+			}
+		}
+		for _, c := range counts { // a site's count once, however many of its URLs
+			if err := tx.Put(sitesBucket, c.site, strconv.AppendInt(nil, int64(c.n), 10)); err != nil {
 				return err
 			}
 		}
