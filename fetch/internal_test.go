@@ -80,7 +80,17 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		{"10.0x10203", nil, fetch.InternalAddress},
 		{"127.0.0.1.", nil, fetch.InternalAddress},
 		{"2130706433", loopbackOnly, fetch.OK},
-		{"134744072", nil, fetch.OK},      // 8.8.8.8
+		{"134744072", nil, fetch.OK},                // 8.8.8.8
+		{"10.16777215", nil, fetch.InternalAddress}, // the last part's largest value: 10.255.255.255
+		{"10.0x.0.1", nil, fetch.InternalAddress},   // "0x" alone is 0
+		// Not addresses (WHATWG: invalid), so names, checked when dialled;
+		// each misread as a number would be an internal address (10.0.0.0,
+		// 0.0.0.1, 0.0.0.1, 10.0.0.1, 127.0.0.8).
+		{"9.16777216", nil, fetch.OK},
+		{"256.0.0.1", nil, fetch.OK},
+		{"1x.0.0.1", nil, fetch.OK},
+		{"10..1", nil, fetch.OK},          // an empty part
+		{"127.0.0.08", nil, fetch.OK},     // 08 is no octal number
 		{"1.2.3.4.5", nil, fetch.OK},      // five parts: a name, resolved (and checked) when dialled
 		{"0x7f.1.example", nil, fetch.OK}, // a name
 		{"93.184.216.34", nil, fetch.OK},

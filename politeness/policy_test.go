@@ -63,7 +63,7 @@ func TestRetryAfterMode_String(t *testing.T) {
 	}
 	for k, want := range map[politeness.EventKind]string{politeness.EventWait: "wait", politeness.EventPause: "pause",
 		politeness.EventGiveUp: "give_up", politeness.EventBreakerTrip: "breaker_trip", politeness.EventRefused: "refused",
-		0: "", 42: "event(42)"} {
+		0: "", politeness.EventRefused + 1: "event(6)", -1: "event(-1)", 42: "event(42)"} {
 		if k.String() != want {
 			t.Errorf("EventKind(%d) = %q, want %q", int(k), k.String(), want)
 		}

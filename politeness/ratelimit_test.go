@@ -301,6 +301,7 @@ func TestTransport_RateLimitSharedThroughGate(t *testing.T) {
 // recordingGate is a MemoryGate that keeps every State released to it.
 type recordingGate struct {
 	politeness.Gate
+	fail     error // if set, every Release returns it (after releasing)
 	mu       sync.Mutex
 	released []politeness.State
 }
@@ -322,7 +323,10 @@ func (l recordingLease) Release(next politeness.State) error {
 	l.g.mu.Lock()
 	l.g.released = append(l.g.released, next)
 	l.g.mu.Unlock()
-	return l.Lease.Release(next)
+	if err := l.Lease.Release(next); err != nil || l.g.fail == nil {
+		return err
+	}
+	return l.g.fail
 }
 
 func (g *recordingGate) last(t *testing.T) politeness.State {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -376,6 +377,23 @@ func TestTransport_B6_SlowdownAndRecovery(t *testing.T) {
 		if g := gaps(w2, hostA); fmt.Sprint(g) != fmt.Sprint(want) {
 			t.Errorf("gaps with MaxSlowdown 2 = %v, want %v", g, want)
 		}
+		// Answers without a rate limit at level 0 bank nothing: a pause
+		// after many of them slows the host down as the first one did.
+		w3 := &fakeWeb{answer: func(_ string, n int) reply {
+			if n == 8 {
+				return reply{status: 429, header: http.Header{"Retry-After": {"1"}}}
+			}
+			return reply{status: 200}
+		}}
+		c3, _ := newClient(w3, politeness.Policy{MinDelay: time.Second, EaseAfter: 3})
+		for range 13 {
+			mustGet(t, c3, hostA)
+		}
+		s := time.Second
+		want = []time.Duration{s, s, s, s, s, s, s, s, 2 * s, 2 * s, 2 * s, s}
+		if g := gaps(w3, hostA); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Errorf("gaps with a pause after 8 answers = %v\nwant   %v", g, want)
+		}
 	})
 }
 
@@ -670,8 +688,25 @@ func TestTransport_ObserveAndLogger(t *testing.T) {
 		if got, want := strings.Join(kinds, " "), "pause:retry-after wait:pause"; got != want {
 			t.Errorf("events = %s, want %s", got, want)
 		}
-		if !strings.Contains(buf.String(), "politeness: pause") || !strings.Contains(buf.String(), "host=https://a.example:443") {
-			t.Errorf("log = %s", buf.String())
+		// One line an event, at its level, with what the event says.
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		want := []string{
+			`level=INFO msg="politeness: pause" host=https://a.example:443 reason=retry-after duration=5s until=`,
+			`level=DEBUG msg="politeness: wait" host=https://a.example:443 reason=pause duration=5s until=`,
+		}
+		if len(lines) != len(want) {
+			t.Fatalf("log = %s, want %d lines", buf.String(), len(want))
+		}
+		for i, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("log line %d = %s, want it to hold %s", i, lines[i], w)
+			}
+		}
+		if !strings.Contains(lines[0], "status=429") || strings.Contains(lines[1], "status=") {
+			t.Errorf("the pause's line has no status=429, or the wait's has a status: %s", buf.String())
+		}
+		if strings.Contains(buf.String(), "err=") {
+			t.Errorf("an err attribute for events without an error: %s", buf.String())
 		}
 	})
 }
@@ -983,6 +1018,79 @@ func TestTransport_GlobalRateLimiter(t *testing.T) {
 		wg.Wait()
 		if got := time.Since(start); got != 1800*time.Millisecond {
 			t.Errorf("10 requests on 10 hosts at 5/s took %v, want 1.8s", got)
+		}
+	})
+}
+
+// TestTransport_C3_TurnHeldUntilBodyRead: a response holds the host's turn
+// until its body is read to EOF (or closed), not from its first byte; and
+// closing a body already read to EOF does not release the turn a second
+// time, which would let a third request overlap the second.
+func TestTransport_C3_TurnHeldUntilBodyRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, tr := newClient(w, politeness.Policy{MinDelay: time.Second})
+		a, err := c.Get(hostA + "/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := a.Body.Read(make([]byte, 2)); n != 2 || err != nil {
+			t.Fatalf("first read of /a: %d, %v", n, err)
+		}
+		bDone := make(chan *http.Response)
+		go func() {
+			r, err := c.Get(hostA + "/b")
+			if err != nil {
+				t.Error(err)
+			}
+			bDone <- r
+		}()
+		time.Sleep(10 * time.Second)
+		if n := w.requests(hostA); n != 1 {
+			t.Fatalf("%d requests while /a's body was read only in part, want 1", n)
+		}
+		if _, err := io.ReadAll(a.Body); err != nil { // to EOF, not closed
+			t.Fatal(err)
+		}
+		b := <-bDone // after the 1 s gap
+		cDone := make(chan struct{})
+		go func() { mustGet(t, c, hostA+"/c"); close(cDone) }()
+		synctest.Wait()
+		a.Body.Close() // /a finished already: nothing more to release
+		if hs := tr.Hosts(); len(hs) != 1 || !strings.HasSuffix(hs[0].InFlight, "/b") {
+			t.Errorf("after /a's body is closed again, hosts = %+v, want /b in flight", hs)
+		}
+		time.Sleep(10 * time.Second)
+		if n := w.requests(hostA); n != 2 {
+			t.Fatalf("%d requests while /b's body is unread, want 2", n)
+		}
+		b.Body.Close()
+		<-cDone
+		check(t, w, constGap(time.Second))
+	})
+}
+
+// TestTransport_ReleaseFailureLogged: a gate that cannot store a host's
+// state (a shared gate that lost its server) costs no request: it is
+// logged as a warning with the host, and without a Logger it is ignored.
+func TestTransport_ReleaseFailureLogged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, logged := range []bool{true, false} {
+			var buf bytes.Buffer
+			tr := &politeness.Transport{Base: &fakeWeb{},
+				Gate: &recordingGate{Gate: politeness.NewMemoryGate(), fail: errors.New("server gone")}}
+			if logged {
+				tr.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+			}
+			c := &http.Client{Transport: tr}
+			mustGet(t, c, hostA)
+			mustGet(t, c, hostA)
+			if !logged {
+				continue
+			}
+			if n := strings.Count(buf.String(), `level=WARN msg="politeness: storing host state failed" host=https://a.example:443 err="server gone"`); n != 2 {
+				t.Errorf("log = %s, want two warnings naming the host and the error", buf.String())
+			}
 		}
 	})
 }

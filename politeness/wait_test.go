@@ -155,6 +155,30 @@ func TestTransport_WaitOnBusyHost(t *testing.T) {
 	})
 }
 
+// A host with a request queued for its gap is busy too: Wait returns at
+// once (RoundTrip queues behind that request), though the gap is still
+// to come.
+func TestTransport_WaitOnHostWithQueuedRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{}
+		c, tr := newClient(w, politeness.Policy{MinDelay: 10 * time.Second})
+		mustGet(t, c, hostA+"/first")
+		done := make(chan struct{})
+		go func() { mustGet(t, c, hostA+"/queued"); close(done) }()
+		synctest.Wait() // the second request waits in RoundTrip for the gap
+		u, _ := url.Parse(hostA + "/next")
+		start := time.Now()
+		if err := tr.Wait(context.Background(), u); err != nil || time.Since(start) != 0 {
+			t.Errorf("Wait on a host with a queued request = %v after %v, want nil at once", err, time.Since(start))
+		}
+		<-done
+		if n := w.requests(hostA); n != 2 {
+			t.Fatalf("%d requests reached the web, want 2", n)
+		}
+		check(t, w, constGap(10*time.Second))
+	})
+}
+
 // Wait counts as queued for Hosts while it waits, and a Gate other than
 // MemoryGate makes it return at once.
 func TestTransport_WaitQueuedAndOtherGates(t *testing.T) {

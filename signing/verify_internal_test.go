@@ -72,11 +72,13 @@ func TestVerify_B2_D2_Rejects(t *testing.T) {
 		want   Reason
 	}{
 		{"ok", key, []component{auth, agent}, good(), nil, ""},
+		{"no Host: the URL's", key, []component{auth, agent}, good(), func(r *http.Request) { r.Host = "" }, ""},
 		{"no created", key, []component{auth, agent}, without("created"), nil, ReasonMissingParam},
 		{"no expires", key, []component{auth, agent}, without("expires"), nil, ReasonMissingParam},
 		{"no keyid", key, []component{auth, agent}, without("keyid"), nil, ReasonMissingParam},
 		{"no tag", key, []component{auth, agent}, without("tag"), nil, ReasonMissingParam},
 		{"wrong tag", key, []component{auth, agent}, with("tag", "http-message-signatures-directory"), nil, ReasonWrongTag},
+		{"tag not a string", key, []component{auth, agent}, with("tag", int64(1)), nil, ReasonMalformed},
 		{"created not integer", key, []component{auth, agent}, with("created", "now"), nil, ReasonMalformed},
 		{"expired", key, []component{auth, agent}, with("expires", now-120), nil, ReasonExpired},
 		{"future", key, []component{auth, agent}, append(with("created", now+600), param{"x", 1}), nil, ReasonFuture},
