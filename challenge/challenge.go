@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/goodbot-go/goodbot/internal/iox"
 )
 
 // MaxBytes is the number of body bytes Detect examines: at most the first
@@ -158,11 +160,11 @@ func sniff(resp *http.Response, c *compiled) (Verdict, error) {
 		size = int(cl) + 1
 	}
 	buf := make([]byte, size)
-	n, err := readFull(resp.Body, buf)
+	n, err := iox.ReadFull(resp.Body, buf)
 	if err == nil && size < MaxBytes {
 		buf = append(buf, make([]byte, MaxBytes-size)...)
 		var m int
-		m, err = readFull(resp.Body, buf[size:])
+		m, err = iox.ReadFull(resp.Body, buf[size:])
 		n += m
 	}
 	buf = buf[:n]
@@ -179,21 +181,6 @@ func sniff(resp *http.Response, c *compiled) (Verdict, error) {
 		return v, fmt.Errorf("challenge: reading body: %w", err)
 	}
 	return v, nil
-}
-
-// readFull reads into buf until it is full or r fails, and returns r's
-// error as r gave it: unlike io.ReadFull, a body that ended (io.EOF) stays
-// distinct from one that broke off (io.ErrUnexpectedEOF from net/http).
-func readFull(r io.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 type replayBody struct {

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/goodbot-go/goodbot/challenge"
+
+	"github.com/goodbot-go/goodbot/internal/iox"
 )
 
 // inspect turns challenge pages and, for HTML-only bots, other content
@@ -136,11 +138,11 @@ func (c *chain) sniff(resp *http.Response, pb *prefixBody, own bool) challenge.V
 		size = int(resp.ContentLength) + 1 // the whole body and the read that meets its end
 	}
 	buf := grow(nil, 0, size)
-	n, err := readFull(resp.Body, buf[:min(len(buf), challenge.MaxBytes)])
+	n, err := iox.ReadFull(resp.Body, buf[:min(len(buf), challenge.MaxBytes)])
 	for err == nil && n < challenge.MaxBytes { // full, and the body may go on
 		buf = grow(buf, n, sniffSizes[sniffClass(int64(len(buf)))])
 		var m int
-		m, err = readFull(resp.Body, buf[n:min(len(buf), challenge.MaxBytes)])
+		m, err = iox.ReadFull(resp.Body, buf[n:min(len(buf), challenge.MaxBytes)])
 		n += m
 	}
 	v := c.detector.Detect(resp.StatusCode, resp.Header, buf[:n])
@@ -154,22 +156,6 @@ func (c *chain) sniff(resp *http.Response, pb *prefixBody, own bool) challenge.V
 	*pb = prefixBody{buf: bp, own: own, head: buf[:n], err: err, ReadCloser: resp.Body}
 	resp.Body = pb
 	return v
-}
-
-// readFull is io.ReadFull without its translation of errors: it reads into
-// buf until buf is full or r fails, and returns r's error as r gave it.
-// (io.ReadFull reports a body that ended early and one that broke off
-// alike, as io.ErrUnexpectedEOF.)
-func readFull(r io.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // prefixBody replays head, then err (if the sniff hit one), then the rest.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/sleep"
 )
 
 // MemoryGate is the in-process [Gate], the default of [Transport]. Waiters for
@@ -180,22 +182,10 @@ func (g *MemoryGate) acquire(ctx context.Context, host string, ref *hostRef, rea
 			*l = memLease{g: g, host: host, e: e, st: packed}
 			return nil
 		}
-		if err := sleep(ctx, d); err != nil {
+		if err := sleep.For(ctx, d); err != nil {
 			g.releaseLocking(e, host, packed)
 			return err
 		}
-	}
-}
-
-// sleep waits d, or until ctx ends (returning ctx.Err()).
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

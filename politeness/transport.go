@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/sleep"
 )
 
 // Transport is an [http.RoundTripper] that paces requests per host: one
@@ -355,7 +357,7 @@ func (t *Transport) Wait(ctx context.Context, u *url.URL) error {
 			h = t.track.queue(host, ref)
 		}
 		t.emit(Event{Kind: EventWait, Host: host, Reason: reason, Duration: d, Until: st.NotBefore})
-		if err := sleep(ctx, d); err != nil {
+		if err := sleep.For(ctx, d); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/goodbot-go/goodbot/internal/sleep"
 )
 
 // Client is what the gate needs from a Redis client: scripts and a
@@ -173,13 +175,13 @@ func (g *Gate) acquire(ctx context.Context, host string, ready func(politeness.S
 			if d > g.ttl {
 				// A long wait (a pause): let the others see the State.
 				l.free(nil)
-				if err := sleep(ctx, d); err != nil {
+				if err := sleep.For(ctx, d); err != nil {
 					return nil, err
 				}
 				again = false
 				continue
 			}
-			if err := sleep(ctx, d); err != nil {
+			if err := sleep.For(ctx, d); err != nil {
 				l.free(nil)
 				return nil, err
 			}
@@ -459,16 +461,4 @@ func newToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return hex.EncodeToString(b[:])
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
