@@ -83,6 +83,8 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		{"134744072", nil, fetch.OK},                // 8.8.8.8
 		{"10.16777215", nil, fetch.InternalAddress}, // the last part's largest value: 10.255.255.255
 		{"10.0x.0.1", nil, fetch.InternalAddress},   // "0x" alone is 0
+		{"10.0.0.0x", nil, fetch.InternalAddress},   // also as the last part
+		{"127.0.0.0X1", nil, fetch.InternalAddress},
 		// Not addresses (WHATWG: invalid), so names, checked when dialled;
 		// each misread as a number would be an internal address (10.0.0.0,
 		// 0.0.0.1, 0.0.0.1, 10.0.0.1, 127.0.0.8).
