@@ -20,6 +20,8 @@ func TestRetryAfter_B6_H4_S6(t *testing.T) {
 		{"spaces", " 30 ", "", 30 * time.Second, true},
 		{"zero", "0", "", 0, true},
 		{"huge saturates", "99999999999999999999", "", time.Duration(1<<63 - 1), true},
+		{"beyond a Duration saturates", "10000000000", "", time.Duration(1<<63 - 1), true}, // fits an int64, not in nanoseconds
+		{"now", date(now), "", 0, true},
 		{"negative", "-5", "", 0, false},
 		{"fraction", "1.5", "", 0, false},
 		{"garbage", "tomorrow", "", 0, false},
