@@ -44,6 +44,7 @@ func Run(t *testing.T, newGate func(t *testing.T) politeness.Gate) {
 		{"CanceledBeforeAcquire", testCanceledBefore},
 		{"CancelWhileQueued", testCancelQueued},
 		{"CancelWhileReadyWaits", testCancelReadyWait},
+		{"CancelAnywhereInQueue", testCancelInQueue},
 		{"FIFO", testFIFO},
 		{"DoubleRelease", testDoubleRelease},
 	}
@@ -319,6 +320,54 @@ func waitCanceled(t *testing.T, done <-chan error, what string) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s did not return within 10s of its context's cancel", what)
+	}
+}
+
+// testCancelInQueue: waiters that leave the queue (the last one, then one
+// in the middle) leave the others in their order, and a caller that joins
+// after them is served after the others, not lost behind a waiter gone.
+func testCancelInQueue(t *testing.T, g politeness.Gate, host func(string) string) {
+	held := acquire(t, g, host("a"))
+	order := make(chan int, 5)
+	var wg sync.WaitGroup
+	join := func(i int, ctx context.Context) <-chan error {
+		done := make(chan error, 1)
+		wg.Go(func() {
+			l, err := g.Acquire(ctx, host("a"), proceed)
+			if err == nil {
+				order <- i
+				release(t, l, politeness.State{})
+			}
+			done <- err
+		})
+		return done
+	}
+	var cancels [4]context.CancelFunc
+	var dones [4]<-chan error
+	for i := range 4 {
+		var ctx context.Context
+		ctx, cancels[i] = context.WithCancel(context.Background())
+		dones[i] = join(i, ctx)
+		waitQueued(t, g, host("a"), i+1)
+	}
+	for _, i := range []int{3, 1} {
+		cancels[i]()
+		waitCanceled(t, dones[i], fmt.Sprintf("queued Acquire %d", i))
+	}
+	join(4, context.Background())
+	waitQueued(t, g, host("a"), 3)
+	release(t, held, politeness.State{})
+	wg.Wait()
+	close(order)
+	var got []int
+	for i := range order {
+		got = append(got, i)
+	}
+	if fmt.Sprint(got) != "[0 2 4]" {
+		t.Errorf("served %v, want [0 2 4]", got)
+	}
+	for _, c := range cancels {
+		c()
 	}
 }
 
