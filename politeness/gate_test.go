@@ -153,3 +153,37 @@ func TestMemoryGate_ReadyWaitHoldsTurn(t *testing.T) {
 		l.Release(politeness.State{})
 	})
 }
+
+// TestMemoryGate_CancelAsGranted: a waiter whose context ends just as the
+// lease reaches it passes the lease on: the host is never left held by a
+// caller that gave up. (Both arrive before the waiter runs; its select
+// takes either, so the case is tried many times.)
+func TestMemoryGate_CancelAsGranted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		proceed := func(politeness.State) (time.Duration, error) { return 0, nil }
+		for i := range 64 {
+			g := politeness.NewMemoryGate()
+			first, _ := g.Acquire(context.Background(), "h", proceed)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				l, err := g.Acquire(ctx, "h", proceed)
+				if l != nil {
+					l.Release(politeness.State{})
+				}
+				done <- err
+			}()
+			synctest.Wait() // queued
+			cancel()
+			first.Release(politeness.State{}) // granted before the waiter runs
+			<-done
+			ctx2, cancel2 := context.WithTimeout(context.Background(), time.Hour)
+			l, err := g.Acquire(ctx2, "h", proceed)
+			cancel2()
+			if err != nil {
+				t.Fatalf("try %d: the host stayed held after its waiter gave up as it was granted: %v", i, err)
+			}
+			l.Release(politeness.State{})
+		}
+	})
+}

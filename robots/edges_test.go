@@ -44,6 +44,38 @@ func TestAllowed_AnchoredWildcardPiecesDoNotOverlap(t *testing.T) {
 	}
 }
 
+// Escapes match whatever the case of their hex digits, and the escape of
+// an unreserved character matches the character (RFC 9309 §2.2.2), for
+// digits and letters at both ends of the hex ranges.
+func TestAllowed_EscapesAnyHexDigit(t *testing.T) {
+	cases := []struct {
+		rule, target string
+		disallowed   bool
+	}{
+		{"/page9", "/page%39", true}, // %39 is "9"
+		{"/page%39", "/page9", true},
+		{"/page0", "/page%30", true},
+		{"/J", "/%4A", true}, // %4A is "J"
+		{"/J", "/%4a", true},
+		{"/o", "/%6F", true},
+		{"/o", "/%6f", true},
+		{"/x%2A", "/x%2a", true}, // "*" escaped stays escaped, any case
+		{"/x%2a", "/x%2A", true},
+		{"/a%2Fb", "/a%2fb", true},
+		{"/a%2fb", "/a%2Fb", true},
+		{"/%9a", "/%9A", true}, // a byte beyond ASCII stays escaped
+		{"/%FA", "/%fa", true},
+		{"/%2A", "/%2B", false},
+		{"/page9", "/page%38", false},
+	}
+	for _, c := range cases {
+		body := "User-agent: *\nDisallow: " + c.rule + "\n"
+		if got := !Parse([]byte(body)).Allowed(Agent{Token: "a"}, c.target); got != c.disallowed {
+			t.Errorf("Disallow: %s, %s: disallowed = %v, want %v", c.rule, c.target, got, c.disallowed)
+		}
+	}
+}
+
 // In the query, the escapes of the delimiters a query may carry raw (":",
 // "/", "?", "@", RFC 3986 §3.4) equal the raw characters; in the path they
 // stay escapes, which a raw delimiter does not match ("/a%2Fb" is one
