@@ -55,6 +55,8 @@ func TestAllowed_EscapesAnyHexDigit(t *testing.T) {
 		{"/page9", "/page%39", true}, // %39 is "9"
 		{"/page%39", "/page9", true},
 		{"/page0", "/page%30", true},
+		{"/AZaz", "/%41%5A%61%7A", true}, // the ends of the letters
+		{"/-._~", "/%2D%2E%5F%7E", true},
 		{"/J", "/%4A", true}, // %4A is "J"
 		{"/J", "/%4a", true},
 		{"/o", "/%6F", true},
