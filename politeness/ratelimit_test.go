@@ -55,6 +55,11 @@ func TestParseQuota(t *testing.T) {
 		{"zero window policy ignored", nil, []string{`"z";q=10;w=0`}, politeness.Quota{}},
 		{"two negatives ignored", []string{`"default";r=-2;t=-10`}, nil, politeness.Quota{}},
 		{"negative policy window ignored", []string{`"p";r=0`}, []string{`"p";q=10;w=-60`}, politeness.Quota{}},
+		// An item that says nothing does not hide the ones after it.
+		{"after one without r", []string{`"a";t=30, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 10 * s}},
+		{"after one without t or policy", []string{`"a";r=0, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 10 * s}},
+		{"after one resetting now", []string{`"a";r=0;t=0, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 10 * s}},
+		{"after a policy of bytes", nil, []string{`"bw";q=1;w=1;qu="content-bytes", "x";q=2;w=10`}, politeness.Quota{Gap: 5 * s, GapFor: 10 * s}},
 		{"bare item ignored", []string{`"default"`}, []string{`"default"`}, politeness.Quota{}},
 		{"policy without w ignored", []string{`"p";r=0`}, []string{`"p";q=10`}, politeness.Quota{}},
 		{"policy without q ignored", []string{`"p";r=0`}, []string{`"p";w=60`}, politeness.Quota{}},
