@@ -395,3 +395,23 @@ func FuzzPageRulesFromHTML(f *testing.F) {
 		}
 	})
 }
+
+// A nil *Robots and the zero value allow everything and state nothing, and
+// none of their methods panics.
+func TestRobots_NilAndZeroAllowEverything(t *testing.T) {
+	a := Agent{Token: "bothybot"}
+	for name, r := range map[string]*Robots{"nil": nil, "zero": {}} {
+		if ok, rule := r.Decide(a, "/private"); !ok || rule != "" || !r.Allowed(a, "/") {
+			t.Errorf("%s: Decide = %v, %q; want allowed by no rule", name, ok, rule)
+		}
+		if d, ok := r.CrawlDelay(a); ok || d != 0 {
+			t.Errorf("%s: CrawlDelay = %v, %v; want none", name, d, ok)
+		}
+		if r.Usage(a, "/") != (Usage{}) || r.Statement(a, "/") != (Usage{}) {
+			t.Errorf("%s: a usage stated", name)
+		}
+		if r.Sitemaps() != nil || len(r.Names()) != 0 || r.Truncated() || r.Unreachable() {
+			t.Errorf("%s: Sitemaps %v, Names %v, Truncated %v, Unreachable %v", name, r.Sitemaps(), r.Names(), r.Truncated(), r.Unreachable())
+		}
+	}
+}
