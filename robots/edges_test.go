@@ -415,3 +415,20 @@ func TestRobots_NilAndZeroAllowEverything(t *testing.T) {
 		}
 	}
 }
+
+// A product token may hold every letter, "-" and "_", matched whatever the
+// case on either side (RFC 9309 §2.2.1): the ends of the ranges included.
+func TestAgent_EveryIdentifierCharacter(t *testing.T) {
+	name := "ABCDEFGHIJKLMNOPQRSTUVWXYZ-abcdefghijklmnopqrstuvwxyz_Bot"
+	r := Parse([]byte("User-agent: " + name + "/2.1\nDisallow: /\n\nUser-agent: *\nAllow: /\n"))
+	for _, token := range []string{name, strings.ToLower(name), strings.ToUpper(name)} {
+		if r.Allowed(Agent{Token: token}, "/page") {
+			t.Errorf("%s: allowed, want its group's Disallow: /", token)
+		}
+	}
+	for _, token := range []string{"ABCDEFGHIJKLMNOPQRSTUVWXY", "abcdefghijklmnopqrstuvwxyz_Bot"} {
+		if !r.Allowed(Agent{Token: token}, "/page") {
+			t.Errorf("%s: disallowed, want the * group", token)
+		}
+	}
+}
