@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/goodbot-go/goodbot/internal/quote"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/signing"
 )
@@ -55,7 +56,7 @@ func (e *PaymentError) Error() string {
 		msg += ")"
 	}
 	if r.Error != "" {
-		msg += ", crawler-error " + fmt.Sprintf("%.60q", r.Error)
+		msg += ", crawler-error " + quote.Short(r.Error, 64)
 	}
 	return msg
 }
@@ -189,7 +190,7 @@ func (p *payer) settle(u *url.URL, resp *http.Response, log func(msg string, arg
 		if v := resp.Header.Get("Crawler-Charged"); v != "" {
 			c, err := ParsePrice(v)
 			if err != nil || c.Currency != p.policy.MaxPrice.Currency {
-				log("fetch: crawler-charged not understood, counted as the max price", "url", u.Redacted(), "value", fmt.Sprintf("%.40q", v))
+				log("fetch: crawler-charged not understood, counted as the max price", "url", u.Redacted(), "value", quote.Short(v, 48))
 				c = p.policy.MaxPrice
 			}
 			charged = c.Micros

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/goodbot-go/goodbot/internal/quote"
 )
 
 // Price is an amount of money in one currency, as pay-per-crawl fields write
@@ -42,7 +44,7 @@ var ErrBadPrice = errors.New("fetch: invalid price")
 // space, and a non-negative decimal amount with at most six fractional digits
 // ("USD 0.01"). Anything else is an error wrapping [ErrBadPrice].
 func ParsePrice(s string) (Price, error) {
-	bad := func() (Price, error) { return Price{}, fmt.Errorf("%w: %.40q", ErrBadPrice, s) }
+	bad := func() (Price, error) { return Price{}, fmt.Errorf("%w: %s", ErrBadPrice, quote.Short(s, 48)) }
 	cur, amount, ok := strings.Cut(strings.TrimSpace(s), " ")
 	amount = strings.TrimSpace(amount)
 	if !ok || len(cur) != 3 || amount == "" {

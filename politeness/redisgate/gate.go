@@ -14,6 +14,7 @@ import (
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/goodbot-go/goodbot/internal/quote"
 	"github.com/goodbot-go/goodbot/internal/sleep"
 )
 
@@ -452,7 +453,7 @@ func decodeState(v any) (politeness.State, error) {
 		return st, nil
 	}
 	if err := json.Unmarshal([]byte(s), &st); err != nil {
-		return politeness.State{}, fmt.Errorf("state %.40q: %w", s, err)
+		return politeness.State{}, fmt.Errorf("state %s: %w", quote.Short(s, 48), err)
 	}
 	return st, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/report"
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
+	"github.com/goodbot-go/goodbot/internal/quote"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/signing"
 	"github.com/goodbot-go/goodbot/sitemap"
@@ -264,9 +265,9 @@ func (c *checker) headerUsage(p *fetch.Page, add func(report.Item)) {
 	}
 	it := report.Item{Kind: "usage", URL: p.FinalURL, Status: p.Status, Outcome: "stated", Why: "response header: " + u.String()}
 	if v := p.Header.Get("Tdm-Reservation"); v != "" {
-		it.Why += fmt.Sprintf("; TDMRep: tdm-reservation %.10q", v)
+		it.Why += "; TDMRep: tdm-reservation " + quote.Short(v, 16)
 		if pol := p.Header.Get("Tdm-Policy"); pol != "" {
-			it.Why += fmt.Sprintf(", tdm-policy %.200q", pol)
+			it.Why += ", tdm-policy " + quote.Short(pol, 208)
 		}
 	}
 	if pu, ok := u.Disallows(c.purposes); ok {
