@@ -39,8 +39,10 @@ func Reached(a netip.Addr) netip.Addr {
 // in: "loopback", "unspecified", "private", "link-local", "multicast",
 // "shared" or "broadcast"; "invalid" for the zero Addr; "" for a public
 // address.
-func Kind(a netip.Addr) string {
-	a = Reached(a)
+func Kind(a netip.Addr) string { return kindOf(Reached(a)) }
+
+// kindOf is Kind for an address already as reached.
+func kindOf(a netip.Addr) string {
 	switch {
 	case !a.IsValid():
 		return "invalid"
@@ -91,7 +93,7 @@ func NewAllow(prefixes []netip.Prefix) Allow {
 // kind is "" when the connection may be made.
 func (al Allow) Check(a netip.Addr) (reached netip.Addr, kind string) {
 	reached = Reached(a)
-	if kind = Kind(reached); kind == "" {
+	if kind = kindOf(reached); kind == "" {
 		return reached, ""
 	}
 	for _, p := range al.prefixes {
