@@ -20,6 +20,7 @@ func TestShort(t *testing.T) {
 		{"héllo wörld", 12, `"héllo "...`},
 		{"héllo wörld", 10, `"héll"...`}, // never half of "é"
 		{"a\nb", 64, `"a\nb"`},
+		{"a\x00", 6, `"a"...`}, // 2 bytes, but 7 quoted
 		{"abc", 1, `""...`},
 		{"abéz", 6, `"a"...`}, // the first cut, at 3 bytes, falls inside "é"
 		{"aé", 5, `"aé"`},

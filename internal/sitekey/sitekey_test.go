@@ -44,3 +44,17 @@ func TestAppend_CanonicalHostDoesNotAllocate(t *testing.T) {
 		t.Errorf("Append allocates %v times for a canonical host, want 0", n)
 	}
 }
+
+// A URL built by hand, not parsed, may carry an upper-case scheme (url.Parse
+// lowers it): the key lowers it too, and still makes the port explicit.
+func TestAppend_SchemeCase(t *testing.T) {
+	for u, want := range map[*url.URL]string{
+		{Scheme: "HTTPS", Host: "Example.COM"}:  "https://example.com:443",
+		{Scheme: "Http", Host: "example.com"}:   "http://example.com:80",
+		{Scheme: "FTP", Host: "example.com:21"}: "ftp://example.com:21",
+	} {
+		if got := string(Append(nil, u)); got != want {
+			t.Errorf("Append(%s) = %s, want %s", u, got, want)
+		}
+	}
+}
