@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -903,6 +904,43 @@ func TestTransport_LimiterErrorReleasesHost(t *testing.T) {
 		if body.count() != 2 || w.requests(hostA) != 0 {
 			t.Errorf("body closed %d times (want 2), %d requests sent (want 0)", body.count(), w.requests(hostA))
 		}
+	})
+}
+
+// onceRefusingLimiter refuses its first Wait and allows every later one.
+type onceRefusingLimiter struct{ calls atomic.Int32 }
+
+func (l *onceRefusingLimiter) Wait(context.Context) error {
+	if l.calls.Add(1) == 1 {
+		return errors.New("budget exhausted")
+	}
+	return nil
+}
+
+// TestTransport_C3_SpellingsAfterHostForgotten: a new host whose only
+// request was refused by the global budget is forgotten by the gate (it
+// has nothing to remember); a request under another spelling of the host
+// then takes a fresh turn, and one under the first spelling must queue
+// behind it, not reuse the turn it found for the refused request.
+func TestTransport_C3_SpellingsAfterHostForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWeb{server: hostA, answer: func(string, int) reply { return reply{status: http.StatusOK, latency: time.Second} }}
+		tr := &politeness.Transport{Base: w, Policy: politeness.Policy{MinDelay: time.Second, Limiter: &onceRefusingLimiter{}}}
+		c := &http.Client{Transport: tr}
+		if _, err := get(context.Background(), c, hostA+"/refused"); err == nil {
+			t.Fatal("no error from the refusing budget")
+		}
+		done := make(chan struct{})
+		for _, u := range []string{"https://A.EXAMPLE/b", hostA + "/c"} {
+			go func() { mustGet(t, c, u); done <- struct{}{} }()
+			synctest.Wait() // /b is in flight before /c is sent
+		}
+		<-done
+		<-done
+		if n := w.requests(hostA); n != 2 {
+			t.Fatalf("%d requests reached the host, want 2 (/b and /c)", n)
+		}
+		check(t, w, constGap(time.Second))
 	})
 }
 
