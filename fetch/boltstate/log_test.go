@@ -561,6 +561,80 @@ func TestLog_OlderFileCutShortIsDamage(t *testing.T) {
 	}
 }
 
+// A checkpoint writes the newer file's header before it waits for the
+// batch the flusher is writing to the older file: a kill in between leaves
+// the older file cut short in a batch nobody was told was written, and the
+// newer holding no record. That is a crash, not damage: the cut batch is
+// dropped, what precedes it is replayed, nothing is kept aside.
+func TestLog_KilledAsACheckpointSwitchesFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	snap := filepath.Join(t.TempDir(), "snap.db")
+	st, err := boltstate.Open(path, &boltstate.Options{CheckpointBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, v := range []string{"first", "second"} {
+		if err := st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte(v)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once // Close checkpoints too
+	boltstate.SetCheckpointHook(st, func(stage string) {
+		if stage != "frozen" { // the newer file reset, nothing applied to the bbolt file
+			return
+		}
+		once.Do(func() {
+			for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
+				b, err := os.ReadFile(path + s)
+				if err != nil {
+					t.Error(err)
+				}
+				os.WriteFile(snap+s, b, 0o600)
+			}
+		})
+	})
+	if err := st.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	older := snap + boltstate.LogSuffixes[0]
+	data, _ := os.ReadFile(older)
+	ends := recordEnds(t, data)
+	newer, _ := os.ReadFile(snap + boltstate.LogSuffixes[1])
+	if len(ends) != 2 || len(recordEnds(t, newer)) != 0 {
+		t.Fatalf("the snapshot's files hold %d and %d records, want 2 and 0", len(ends), len(recordEnds(t, newer)))
+	}
+	os.WriteFile(older, data[:ends[1]-5], 0o600) // "second" cut short
+	got, logs := valueOfK(t, snap)
+	if got != "first" {
+		t.Errorf("k = %q, want %q (the older file's whole record)", got, "first")
+	}
+	if kept, _ := filepath.Glob(snap + "-wal.*.corrupt-*"); len(kept) > 0 || strings.Contains(logs, "damaged") {
+		t.Errorf("a crash taken for damage: kept %v, logs:\n%s", kept, logs)
+	}
+}
+
+// A read-only State replays whichever log files there are: with only the
+// newer one (the older's writes are in the bbolt file), it still sees the
+// newer file's write.
+func TestLog_ReadOnlyWithTheNewerFileOnly(t *testing.T) {
+	snap := bothFiles(t)
+	if err := os.Remove(snap + boltstate.LogSuffixes[0]); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := boltstate.Open(snap, &boltstate.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var got []byte
+	ro.ForEach(context.Background(), "b", func(k, v []byte) error { got = append([]byte(nil), v...); return nil })
+	if string(got) != "second" {
+		t.Errorf("read-only k = %q, want %q (the newer file's write)", got, "second")
+	}
+}
+
 // One State at a time per file: a second one, in this process, is refused
 // with ErrLocked instead of sharing the log.
 func TestLog_SecondStateRefused(t *testing.T) {
