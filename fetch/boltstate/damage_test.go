@@ -345,3 +345,39 @@ func TestDamage_MetaPagesChecked(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// Check says what is wrong with a damaged file: a file cut inside either
+// meta page is named as such, and an underlying error is kept in the
+// message after the reason.
+func TestDamage_ReasonsNameTheDamage(t *testing.T) {
+	data, err := os.ReadFile(goodFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cut  int
+		want string
+	}{
+		{15, "file of 15 bytes is shorter than a meta page"},
+		{79, "file of 79 bytes is shorter than a meta page"},
+		{4096 + 79, "file of 4175 bytes ends before meta page 1"},
+	} {
+		p := filepath.Join(t.TempDir(), "cut.db")
+		os.WriteFile(p, data[:c.cut], 0o600)
+		var ce *boltstate.CorruptError
+		if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != c.want || ce.Path != p {
+			t.Errorf("cut at %d: Check = %v, want a CorruptError for %s: %q", c.cut, err, p, c.want)
+		}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, "boltstate: f.db is damaged: page 7 cannot be read"},
+		{errors.New("bbolt: invalid page type"), "boltstate: f.db is damaged: page 7 cannot be read: bbolt: invalid page type"},
+	} {
+		if got := (&boltstate.CorruptError{Path: "f.db", Reason: "page 7 cannot be read", Err: c.err}).Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
