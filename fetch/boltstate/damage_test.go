@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"os"
@@ -378,6 +380,78 @@ func TestDamage_ReasonsNameTheDamage(t *testing.T) {
 	} {
 		if got := (&boltstate.CorruptError{Path: "f.db", Reason: "page 7 cannot be read", Err: c.err}).Error(); got != c.want {
 			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// Files bbolt writes with its smallest and largest page sizes, and a fresh
+// file of four pages (two meta pages, the freelist, an empty root), are
+// sound; meta pages whose checksum holds but whose page size or high-water
+// mark no bbolt file can have are damage, named as such.
+func TestDamage_MetaFieldsBounded(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pageSize int
+		keys     int
+	}{
+		{"fresh", 0, 0},
+		{"512-byte pages", 512, 300},
+		{"64 KiB pages", 1 << 16, 300},
+	} {
+		p := filepath.Join(t.TempDir(), "b.db")
+		db, err := bbolt.Open(p, 0o600, &bbolt.Options{PageSize: c.pageSize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.keys > 0 {
+			err = db.Update(func(tx *bbolt.Tx) error {
+				b, err := tx.CreateBucket([]byte("b"))
+				for i := 0; err == nil && i < c.keys; i++ {
+					err = b.Put(fmt.Appendf(nil, "key-%04d", i), bytes.Repeat([]byte("v"), 40))
+				}
+				return err
+			})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if err := boltstate.Check(p); err != nil {
+			t.Errorf("%s: Check = %v, want nil", c.name, err)
+		}
+	}
+	good, err := os.ReadFile(goodFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	pages := len(good) / page
+	for _, c := range []struct {
+		field int    // offset in the meta
+		value uint64 // written as u32 at 8 (page size), as u64 elsewhere
+		want  string
+	}{
+		{8, 256, "meta page 0: page size 256"},
+		{8, 1 << 17, "meta page 0: page size 131072"},
+		{8, 3072, "meta page 0: page size 3072"},
+		{40, 3, fmt.Sprintf("meta page 0: high-water mark of 3 pages, file holds %d", pages)},
+		{40, uint64(pages + 1), fmt.Sprintf("meta page 0: high-water mark of %d pages, file holds %d", pages+1, pages)},
+	} {
+		bad := bytes.Clone(good)
+		m := bad[16 : 16+64] // meta page 0, after its page header
+		if c.field == 8 {
+			binary.NativeEndian.PutUint32(m[8:], uint32(c.value))
+		} else {
+			binary.NativeEndian.PutUint64(m[c.field:], c.value)
+		}
+		h := fnv.New64a()
+		h.Write(m[:56])
+		binary.NativeEndian.PutUint64(m[56:], h.Sum64())
+		p := filepath.Join(t.TempDir(), "m.db")
+		os.WriteFile(p, bad, 0o600)
+		var ce *boltstate.CorruptError
+		if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != c.want {
+			t.Errorf("meta field %d = %d: Check = %v, want the reason %q", c.field, c.value, err, c.want)
 		}
 	}
 }
