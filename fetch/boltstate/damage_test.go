@@ -426,6 +426,7 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 	}
 	const page = 4096
 	pages := len(good) / page
+	hwm := binary.NativeEndian.Uint64(good[16+40:]) // meta page 0's high-water mark
 	for _, c := range []struct {
 		field int    // offset in the meta
 		value uint64 // written as u32 at 8 (page size), as u64 elsewhere
@@ -436,6 +437,8 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 		{8, 3072, "meta page 0: page size 3072"},
 		{40, 3, fmt.Sprintf("meta page 0: high-water mark of 3 pages, file holds %d", pages)},
 		{40, uint64(pages + 1), fmt.Sprintf("meta page 0: high-water mark of %d pages, file holds %d", pages+1, pages)},
+		{16, hwm, "meta page 0: root or freelist page beyond the high-water mark"},
+		{32, hwm, "meta page 0: root or freelist page beyond the high-water mark"},
 	} {
 		bad := bytes.Clone(good)
 		m := bad[16 : 16+64] // meta page 0, after its page header
