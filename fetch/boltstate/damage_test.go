@@ -384,22 +384,24 @@ func TestDamage_ReasonsNameTheDamage(t *testing.T) {
 	}
 }
 
-// Files bbolt writes with its smallest and largest page sizes, and a fresh
-// file of four pages (two meta pages, the freelist, an empty root), are
-// sound; meta pages whose checksum holds but whose page size or high-water
+// Files bbolt writes with its smallest and largest page sizes, without a
+// freelist page, and a fresh file of four pages (two meta pages, the
+// freelist, an empty root), are sound; meta pages whose checksum holds but whose page size or high-water
 // mark no bbolt file can have are damage, named as such.
 func TestDamage_MetaFieldsBounded(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		pageSize int
 		keys     int
+		noSync   bool // bbolt's NoFreelistSync: the meta names no freelist page
 	}{
-		{"fresh", 0, 0},
-		{"512-byte pages", 512, 300},
-		{"64 KiB pages", 1 << 16, 300},
+		{"fresh", 0, 0, false},
+		{"512-byte pages", 512, 300, false},
+		{"64 KiB pages", 1 << 16, 300, false},
+		{"no freelist page", 0, 300, true},
 	} {
 		p := filepath.Join(t.TempDir(), "b.db")
-		db, err := bbolt.Open(p, 0o600, &bbolt.Options{PageSize: c.pageSize})
+		db, err := bbolt.Open(p, 0o600, &bbolt.Options{PageSize: c.pageSize, NoFreelistSync: c.noSync})
 		if err != nil {
 			t.Fatal(err)
 		}
