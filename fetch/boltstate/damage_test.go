@@ -460,3 +460,83 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 		}
 	}
 }
+
+// treeFile writes a bbolt file with one bucket large enough for a branch
+// page, and returns its bytes, the high-water mark of its newer meta and
+// the bucket's root page (a branch page).
+func treeFile(t *testing.T) (data []byte, hwm, branch uint64) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tree.db")
+	db, err := bbolt.Open(p, 0o600, &bbolt.Options{PageSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		for i := 0; err == nil && i < 2000; i++ {
+			err = b.Put(fmt.Appendf(nil, "key-%05d", i), bytes.Repeat([]byte("v"), 20))
+		}
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = os.ReadFile(p); err != nil {
+		t.Fatal(err)
+	}
+	ne := binary.NativeEndian
+	meta := func(i int) []byte { return data[i*4096+16 : i*4096+16+64] }
+	cur := meta(0)
+	if ne.Uint64(meta(1)[48:]) > ne.Uint64(cur[48:]) {
+		cur = meta(1)
+	}
+	hwm = ne.Uint64(cur[40:])
+	root := data[ne.Uint64(cur[16:])*4096:] // the leaf of top-level buckets
+	if ne.Uint16(root[8:]) != 0x02 || ne.Uint16(root[10:]) != 1 {
+		t.Fatalf("root page flags %#x, %d elements: want a leaf of one bucket", ne.Uint16(root[8:]), ne.Uint16(root[10:]))
+	}
+	e := root[16:]
+	v := e[ne.Uint32(e[4:])+ne.Uint32(e[8:]):] // the bucket's header: its root page first
+	branch = ne.Uint64(v)
+	if bp := data[branch*4096:]; ne.Uint16(bp[8:]) != 0x01 || ne.Uint16(bp[10:]) < 2 {
+		t.Fatalf("bucket root %d: flags %#x, %d elements: want a branch of two or more", branch, ne.Uint16(bp[8:]), ne.Uint16(bp[10:]))
+	}
+	return data, hwm, branch
+}
+
+// The tree's page references are checked: a child at the high-water mark,
+// a child named twice, a page whose overflow reaches the high-water mark
+// are damage, each named.
+func TestDamage_TreeReferencesChecked(t *testing.T) {
+	good, hwm, branch := treeFile(t)
+	ne := binary.NativeEndian
+	child := func(data []byte, i int) []byte { return data[branch*4096+16+uint64(i)*16+8:] } // element i's page id
+	first, second := ne.Uint64(child(good, 0)), ne.Uint64(child(good, 1))
+	for _, c := range []struct {
+		name string
+		edit func(data []byte)
+		want string
+	}{
+		{"child at the high-water mark", func(d []byte) { ne.PutUint64(child(d, 0), hwm) },
+			fmt.Sprintf("page %d is outside the file's pages [2, %d)", hwm, hwm)},
+		{"child named twice", func(d []byte) { ne.PutUint64(child(d, 1), first) },
+			fmt.Sprintf("page %d is referred to twice", first)},
+		{"overflow to the high-water mark", func(d []byte) { ne.PutUint32(d[second*4096+12:], uint32(hwm-second)) },
+			fmt.Sprintf("page %d runs past the high-water mark", second)},
+	} {
+		p := filepath.Join(t.TempDir(), "bad.db")
+		bad := bytes.Clone(good)
+		c.edit(bad)
+		os.WriteFile(p, bad, 0o600)
+		var ce *boltstate.CorruptError
+		if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != c.want {
+			t.Errorf("%s: Check = %v, want the reason %q", c.name, err, c.want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "good.db")
+	os.WriteFile(p, good, 0o600)
+	if err := boltstate.Check(p); err != nil {
+		t.Errorf("the unedited file: %v", err)
+	}
+}
