@@ -540,3 +540,46 @@ func TestDamage_TreeReferencesChecked(t *testing.T) {
 		t.Errorf("the unedited file: %v", err)
 	}
 }
+
+// The freelist page is checked: as many ids as fill its page are sound,
+// one more does not fit, and an id at the high-water mark is outside the
+// file's pages.
+func TestDamage_FreelistChecked(t *testing.T) {
+	good, hwm, _ := treeFile(t)
+	ne := binary.NativeEndian
+	cur := good[16 : 16+64]
+	if m1 := good[4096+16 : 4096+16+64]; ne.Uint64(m1[48:]) > ne.Uint64(cur[48:]) {
+		cur = m1
+	}
+	free := ne.Uint64(cur[32:])
+	const fit = (4096 - 16) / 8 // ids after the page header
+	freelist := func(n int, last uint64) []byte {
+		bad := bytes.Clone(good)
+		pg := bad[free*4096 : (free+1)*4096]
+		ne.PutUint16(pg[10:], uint16(n))
+		ne.PutUint32(pg[12:], 0) // no overflow page
+		for i := range min(n, fit) {
+			ne.PutUint64(pg[16+8*i:], 2)
+		}
+		ne.PutUint64(pg[16+8*(min(n, fit)-1):], last)
+		return bad
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string // "" for a sound file
+	}{
+		{"a full page of ids", freelist(fit, hwm-1), ""},
+		{"one id more than fits", freelist(fit+1, 2), fmt.Sprintf("freelist: %d ids do not fit its page", fit+1)},
+		{"an id at the high-water mark", freelist(3, hwm), fmt.Sprintf("freelist: page %d outside the file's pages", hwm)},
+		{"an id below the first data page", freelist(3, 1), "freelist: page 1 outside the file's pages"},
+	} {
+		p := filepath.Join(t.TempDir(), "f.db")
+		os.WriteFile(p, c.data, 0o600)
+		err := boltstate.Check(p)
+		var ce *boltstate.CorruptError
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &ce) || ce.Reason != c.want) {
+			t.Errorf("%s: Check = %v, want the reason %q", c.name, err, c.want)
+		}
+	}
+}
