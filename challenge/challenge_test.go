@@ -13,7 +13,7 @@ import (
 )
 
 func TestKind_String(t *testing.T) {
-	for k, want := range map[Kind]string{None: "", JSChallenge: "js_challenge", Captcha: "captcha", Block: "block", RateLimit: "rate_limit", Kind(99): "", Kind(-1): ""} {
+	for k, want := range map[Kind]string{None: "", JSChallenge: "js_challenge", Captcha: "captcha", Block: "block", RateLimit: "rate_limit", RateLimit + 1: "", Kind(99): "", Kind(-1): ""} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), got, want)
 		}

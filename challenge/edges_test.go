@@ -33,17 +33,29 @@ func (b *flakyBody) Close() error { return nil }
 
 // TestSniff_ErrorIsKeptInTheBody: after a read error, the restored body
 // gives the bytes read and then that error; it does not resume reading
-// the broken body (which would splice data from after the failure).
+// the broken body (which would splice data from after the failure),
+// whether or not a Content-Length sized the first read.
 func TestSniff_ErrorIsKeptInTheBody(t *testing.T) {
 	boom := errors.New("boom")
-	body := &flakyBody{chunks: []string{"first part ", "after the failure"}, err: boom}
-	resp := &http.Response{StatusCode: 200, ContentLength: -1, Body: body}
-	if _, err := Sniff(resp); !errors.Is(err, boom) {
-		t.Fatalf("Sniff: %v, want boom", err)
-	}
-	got, err := io.ReadAll(resp.Body)
-	if string(got) != "first part " || !errors.Is(err, boom) {
-		t.Errorf("restored body: %q, %v; want %q, boom", got, err, "first part ")
+	for _, tt := range []struct {
+		name          string
+		contentLength int64
+	}{
+		{"unknown length", -1},
+		{"true length", int64(len("first part after the failure"))},
+		{"length past the body", 1000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &flakyBody{chunks: []string{"first part ", "after the failure"}, err: boom}
+			resp := &http.Response{StatusCode: 200, ContentLength: tt.contentLength, Body: body}
+			if _, err := Sniff(resp); !errors.Is(err, boom) {
+				t.Fatalf("Sniff: %v, want boom", err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			if string(got) != "first part " || !errors.Is(err, boom) {
+				t.Errorf("restored body: %q, %v; want %q, boom", got, err, "first part ")
+			}
+		})
 	}
 }
 

@@ -55,6 +55,7 @@ func TestAllowed_EscapesAnyHexDigit(t *testing.T) {
 		{"/page9", "/page%39", true}, // %39 is "9"
 		{"/page%39", "/page9", true},
 		{"/page0", "/page%30", true},
+		{"/page%30%7e", "/page0~", true}, // %30 is "0", next to a lower-case escape
 		{"/AZaz", "/%41%5A%61%7A", true}, // the ends of the letters
 		{"/-._~", "/%2D%2E%5F%7E", true},
 		{"/J", "/%4A", true}, // %4A is "J"

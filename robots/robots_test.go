@@ -254,6 +254,9 @@ func TestCrawlDelay_B4(t *testing.T) {
 		{"largest of named groups", "User-agent: CleatBot\nCrawl-delay: 7\n\nUser-agent: BothyBot\nCrawl-delay: 2\n", 7 * time.Second, true},
 		{"no groups", "Crawl-delay: 5\n", 0, false},
 		{"huge", "User-agent: *\nCrawl-delay: 99999999999999999999\n", time.Duration(1<<63 - 1), true},
+		// The largest Duration, in seconds: as a float64 it is 2^63, one past
+		// what a Duration holds, and must saturate, not wrap to a negative delay.
+		{"largest Duration", "User-agent: *\nCrawl-delay: 9223372036.854775807\n", time.Duration(1<<63 - 1), true},
 		{"delay does not end the agent list", "User-agent: Other\nCrawl-delay: 3\nUser-agent: BothyBot\nDisallow: /\n", 3 * time.Second, true},
 	}
 	for _, c := range cases {
@@ -401,6 +404,11 @@ func TestParse_BadInput(t *testing.T) {
 		{"invalid escape literal", []byte("User-agent: *\nDisallow: /%zz\n"), "/%zz", false},
 		{"invalid escape other", []byte("User-agent: *\nDisallow: /%zz\n"), "/%25zz", true},
 		{"truncated escape", []byte("User-agent: *\nDisallow: /a%4\n"), "/a%4", false},
+		// A '%' that starts no escape does not hide the (lower-case) escape
+		// next to it, which still matches in any case.
+		{"lone % before an escape", []byte("User-agent: *\nDisallow: /a%%2fb\n"), "/a%%2Fb", false},
+		{"one hex digit before an escape", []byte("User-agent: *\nDisallow: /%a%2fb\n"), "/%a%2Fb", false},
+		{"truncated escape after an escape", []byte("User-agent: *\nDisallow: /a%2fb%c\n"), "/a%2Fb%c", false},
 		{"invalid UTF-8", []byte("User-agent: *\nDisallow: /\xff\xfe\n"), "/%FF%FE", false},
 		{"invalid UTF-8 target", []byte("User-agent: *\nDisallow: /\xff\n"), "/\xff", false},
 		{"binary junk", bytes.Repeat([]byte{0x00, 0xff, 0x13, '\n', ':', '*', '%'}, 1000), "/x", true},
