@@ -506,13 +506,18 @@ func treeFile(t *testing.T) (data []byte, hwm, branch uint64) {
 }
 
 // The tree's page references are checked: a child at the high-water mark,
-// a child named twice, a page whose overflow reaches the high-water mark
-// are damage, each named.
+// a child named twice, a page whose overflow reaches the high-water mark,
+// a key past its page are damage, each named; a key that ends at its
+// page's last byte is not.
 func TestDamage_TreeReferencesChecked(t *testing.T) {
 	good, hwm, branch := treeFile(t)
 	ne := binary.NativeEndian
 	child := func(data []byte, i int) []byte { return data[branch*4096+16+uint64(i)*16+8:] } // element i's page id
 	first, second := ne.Uint64(child(good, 0)), ne.Uint64(child(good, 1))
+	// Branch element 0: pos (from the element) and ksize; ksizeTo is the
+	// ksize that ends its key at offset end of the page.
+	key := func(d []byte) []byte { return d[branch*4096+16+4:] }
+	ksizeTo := func(d []byte, end int) uint32 { return uint32(end - 16 - int(ne.Uint32(d[branch*4096+16:]))) }
 	for _, c := range []struct {
 		name string
 		edit func(data []byte)
@@ -524,13 +529,17 @@ func TestDamage_TreeReferencesChecked(t *testing.T) {
 			fmt.Sprintf("page %d is referred to twice", first)},
 		{"overflow to the high-water mark", func(d []byte) { ne.PutUint32(d[second*4096+12:], uint32(hwm-second)) },
 			fmt.Sprintf("page %d runs past the high-water mark", second)},
+		{"a key one byte past the page", func(d []byte) { ne.PutUint32(key(d), ksizeTo(d, 4096+1)) },
+			fmt.Sprintf("page %d: key 0 outside the page", branch)},
+		{"a key ending at the page's end", func(d []byte) { ne.PutUint32(key(d), ksizeTo(d, 4096)) }, ""},
 	} {
 		p := filepath.Join(t.TempDir(), "bad.db")
 		bad := bytes.Clone(good)
 		c.edit(bad)
 		os.WriteFile(p, bad, 0o600)
+		err := boltstate.Check(p)
 		var ce *boltstate.CorruptError
-		if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != c.want {
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &ce) || ce.Reason != c.want) {
 			t.Errorf("%s: Check = %v, want the reason %q", c.name, err, c.want)
 		}
 	}
