@@ -507,7 +507,7 @@ func treeFile(t *testing.T) (data []byte, hwm, branch uint64) {
 
 // The tree's page references are checked: a child at the high-water mark,
 // a child named twice, a page whose overflow reaches the high-water mark,
-// a key past its page are damage, each named; a key that ends at its
+// a key or a leaf's later element past its page are damage, each named; a key that ends at its
 // page's last byte is not.
 func TestDamage_TreeReferencesChecked(t *testing.T) {
 	good, hwm, branch := treeFile(t)
@@ -532,6 +532,8 @@ func TestDamage_TreeReferencesChecked(t *testing.T) {
 		{"a key one byte past the page", func(d []byte) { ne.PutUint32(key(d), ksizeTo(d, 4096+1)) },
 			fmt.Sprintf("page %d: key 0 outside the page", branch)},
 		{"a key ending at the page's end", func(d []byte) { ne.PutUint32(key(d), ksizeTo(d, 4096)) }, ""},
+		{"a leaf's second element past the page", func(d []byte) { ne.PutUint32(d[second*4096+16+16+12:], 4096) },
+			fmt.Sprintf("page %d: element 1 outside the page", second)},
 	} {
 		p := filepath.Join(t.TempDir(), "bad.db")
 		bad := bytes.Clone(good)

@@ -311,6 +311,41 @@ func FuzzDecodeRecord(f *testing.F) {
 	})
 }
 
+// A record's payload decodes only whole: every change names a bucket, a
+// put or delete names a key, each length fits what follows, and a put
+// holds a value (which may be empty). Change kinds: 1 put, 2 delete,
+// 3 sequence, 4 drop bucket; strings are a uvarint length and the bytes.
+func TestDecodeRecord_Table(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		ok      bool
+	}{
+		{"put", []byte{1, 1, 'a', 1, 'k', 1, 'v'}, true},
+		{"put of an empty value", []byte{1, 1, 'a', 1, 'k', 0}, true},
+		{"delete", []byte{2, 1, 'a', 1, 'k'}, true},
+		{"sequence", []byte{3, 1, 'a', 0x80, 0x01}, true},
+		{"drop, its name the whole rest", []byte{4, 3, 'a', 'b', 'c'}, true},
+		{"two changes", []byte{4, 1, 'b', 2, 1, 'b', 1, 'k'}, true},
+		{"empty bucket name", []byte{1, 0, 1, 'k', 1, 'v'}, false},
+		{"empty key of a put", []byte{1, 1, 'a', 0, 1, 'v'}, false},
+		{"empty key of a delete", []byte{2, 1, 'a', 0}, false},
+		{"put without a value", []byte{1, 1, 'a', 1, 'k'}, false},
+		{"delete without a key", []byte{2, 1, 'a'}, false},
+		{"bucket name past the end", []byte{4, 4, 'a', 'b', 'c'}, false},
+		{"value past the end", []byte{1, 1, 'a', 1, 'k', 2, 'v'}, false},
+		{"length cut short", []byte{1, 1, 'a', 1, 'k', 0x80}, false},
+		{"length of eleven bytes", []byte{4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, false},
+		{"sequence cut short", []byte{3, 1, 'a', 0x80}, false},
+		{"unknown kind", []byte{5, 1, 'a'}, false},
+	} {
+		_, err := boltstate.Reencode(c.payload)
+		if (err == nil) != c.ok {
+			t.Errorf("%s (% x): decode error %v, want ok=%v", c.name, c.payload, err, c.ok)
+		}
+	}
+}
+
 // writeKeys writes n records (one put each, of key00i) to a fresh state,
 // abandons it as a kill would, and returns the path and the log file.
 func writeKeys(t *testing.T, n int) (path, log string) {
