@@ -110,6 +110,22 @@ func TestParseLastMod_Limits(t *testing.T) {
 		{"2016-12-31T12:00:00+05:59", "2016-12-31T06:01:00Z"},
 		{"2016-12-31T12:00:00+05:60", ""},
 		{"2016-12-31T12:00:00+0560", ""},
+		{"2016-12-31T12:00:00+23:00", "2016-12-30T13:00:00Z"},
+		{"2016-12-31T12:00:00-23:59", "2017-01-01T11:59:00Z"},
+		{"2016-12-31T12:00:00+24:00", ""},
+		{"2016-12-31T12:00:00+xx:00", ""},
+		{"2016-12-31T12:00:00+01xx", ""},
+		{"2016-12-31T12:00:00+01x00", ""},
+		{"2016-12-31T12:00:00+01:xx", ""},
+		{"2016-12-31T12:00:00+010", ""},
+		{"2016-12-31T12:00:00+01:000", ""},
+		// A date is short: more than 64 bytes is not one, whatever a
+		// layout would make of it (time.Parse takes any number of
+		// fractional digits).
+		{"Sat, 19 Oct 2024 11:21:53." + strings.Repeat("0", 40) + " +0000", ""},
+		{"Sat, 19 Oct 2024 11:21:53.000 +0000", "2024-10-19T11:21:53Z"},
+		{"Sat, 19 Oct 2024 11:21:53." + strings.Repeat("0", 32) + " +0000", "2024-10-19T11:21:53Z"}, // 64 bytes
+		{"Sat, 19 Oct 2024 11:21:53." + strings.Repeat("0", 33) + " +0000", ""},                     // 65
 	}
 	for _, c := range cases {
 		got, err := ParseLastMod(c.in)
@@ -138,6 +154,18 @@ func TestInScope_Boundaries(t *testing.T) {
 		{"https://e.test/blog/sitemap.xml", `https://e.test\other\x`, false},
 		{"https://evil.test/sitemap.xml", "https://u@e.test@evil.test/x", true},
 		{"https://e.test/sitemap.xml", "https://u@e.test@evil.test/x", false},
+		// The rule is for absolute http(s) URLs with a host, on both sides.
+		{"https://e.test/sitemap.xml", "e.test/x", false},
+		{"https://e.test/sitemap.xml", "//e.test/x", false},
+		{"ftp://e.test/sitemap.xml", "ftp://e.test/x", false},
+		{"https:///sitemap.xml", "https:///x", false},
+		{"https://e.test/%zz/sitemap.xml", "https://e.test/%zz/x", false},
+		{"https://e.test", "https://e.test/x", true},
+		{"https://e.test/sitemap.xml", "https://@e.test/x", true}, // empty userinfo (RFC 3986 3.2.1)
+		// Dot segments resolve as RFC 3986 5.2.4 says, wherever they are.
+		{"https://e.test/blog/sitemap.xml", "https://e.test/./blog/x", true},
+		{"https://e.test/blog/sitemap.xml", "https://e.test/blog/.", true},
+		{"https://e.test/blog/sitemap.xml", "https://e.test/blog/x/..", true},
 	}
 	for _, c := range cases {
 		if got := InScope(c.sitemap, c.page); got != c.in {

@@ -74,6 +74,33 @@ func TestReader_UTF16(t *testing.T) {
 	t.Logf("%d UTF-16 cases", cases)
 }
 
+// TestReader_UTF16DeclaredLatin1: a UTF-16 document (known from its byte
+// order mark or zero bytes, XML 1.0 Appendix F) that declares ISO-8859-1 is
+// read as the UTF-16 it is: the declaration does not re-decode its text.
+func TestReader_UTF16DeclaredLatin1(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="ISO-8859-1"?><urlset><url><loc>https://a.test/café</loc></url></urlset>`
+	for _, be := range []bool{false, true} {
+		for _, bom := range []bool{true, false} {
+			got, r := collect(t, utf16Bytes(doc, be, bom), nil)
+			if fmt.Sprint(locs(got)) != "[https://a.test/café]" || r.Err() != nil {
+				t.Errorf("be=%v bom=%v: got %q, %v; want [https://a.test/café]", be, bom, locs(got), r.Err())
+			}
+		}
+	}
+}
+
+// TestReader_UTF16MarkOnly: a document that is only a UTF-16 byte order
+// mark is an empty UTF-16 document: no root element, a *SyntaxError, not
+// an empty text sitemap.
+func TestReader_UTF16MarkOnly(t *testing.T) {
+	for _, in := range []string{"\xff\xfe", "\xfe\xff"} {
+		got, r := collect(t, []byte(in), nil)
+		if len(got) != 0 || !errors.Is(r.Err(), ErrSyntax) || r.Format() == FormatText {
+			t.Errorf("%q: %q, %v, format %v; want no entry and ErrSyntax", in, locs(got), r.Err(), r.Format())
+		}
+	}
+}
+
 // TestReader_EncodingErrors: an encoding the reader cannot decode is a
 // typed error before any entry, never an empty sitemap.
 func TestReader_EncodingErrors(t *testing.T) {
@@ -86,6 +113,9 @@ func TestReader_EncodingErrors(t *testing.T) {
 		"ebcdic":     []byte(`<?xml version="1.0" encoding="EBCDIC-US"?>` + body),
 		"gzip+sjis":  gzBytes([]byte(`<?xml version="1.0" encoding="shift_jis"?>` + body)),
 		"gzip+utf32": gzBytes([]byte("\x00\x00\xfe\xff\x00\x00\x00<")),
+		// A UTF-32 mark, then ASCII: the document is refused whole,
+		// nothing after the mark is read.
+		"utf-32 LE mark then ASCII": []byte("\xff\xfe\x00\x00\nhttps://a.test/1\n"),
 	}
 	for name, in := range tests {
 		got, r := collect(t, in, nil)

@@ -256,7 +256,7 @@ func (r *Reader) open() {
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			r.srcErr = fmt.Errorf("sitemap: gzip: %w", err)
+			r.srcErr = fmt.Errorf("sitemap: gzipped body: %w", err) // gzip's own errors say "gzip: ..."
 			r.eof = true
 			break
 		}
@@ -1196,8 +1196,11 @@ func cleanLoc(b []byte) []byte {
 	return out
 }
 
+// hasHTTPScheme reports whether b starts with http:// or https:// (any
+// case) and has something after it, as validLoc requires.
 func hasHTTPScheme(b []byte) bool {
-	return len(b) > 8 && (bytes.EqualFold(b[:7], []byte("http://")) || bytes.EqualFold(b[:8], []byte("https://")))
+	return len(b) > 7 && bytes.EqualFold(b[:7], []byte("http://")) ||
+		len(b) > 8 && bytes.EqualFold(b[:8], []byte("https://"))
 }
 
 // validLoc accepts absolute http and https URLs with a host, no control

@@ -88,6 +88,10 @@ func TestReader_FormatsAndDeviations(t *testing.T) {
 		{"white space and newlines in loc", "<urlset><url><loc>\n\t https://a.test/a\n/b \u00a0</loc></url></urlset>", FormatURLSet, []want{{"https://a.test/a/b", ""}}},
 		{"CDATA and entities", `<urlset><url><loc>https://a.test/x?a=1&amp;b=&#50;&#x33;<![CDATA[&c=<4>]]></loc><lastmod><![CDATA[2004-12-23T18:00:15&#43;00:00]]></lastmod></url><url><loc>https://a.test/y</loc><lastmod>2004-12-23T18:00:15&#43;01:00</lastmod></url></urlset>`,
 			FormatURLSet, []want{{"https://a.test/x?a=1&b=23&c=<4>", ""}, {"https://a.test/y", "2004-12-23T17:00:15Z"}}},
+		{"upper case tags", `<URLSET><URL><LOC>https://a.test/1</LOC><LASTMOD>2024-05-01</LASTMOD></URL></URLSET>`, FormatURLSet, []want{{"https://a.test/1", "2024-05-01T00:00:00Z"}}},
+		// Namespaces in XML: a name cannot start with ':'; "<:loc>" is not
+		// the sitemap's <loc> and is skipped like an extension.
+		{"empty prefix", `<urlset><url><:loc>https://evil.test/1</:loc><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},
 		{"mixed case tags", `<URLSET><Url><LOC>https://a.test/1</LOC><LastMod>2024-05-01</LastMod></Url></URLSET>`, FormatURLSet, []want{{"https://a.test/1", "2024-05-01T00:00:00Z"}}},
 		{"comments and PIs", `<?xml version="1.0"?><?xml-stylesheet href="s.xsl"?><!-- <url><loc>https://a.test/no</loc></url> --><urlset><!-- c --><url><loc>https://a.test/1</loc><!-- <loc>https://a.test/no2</loc> --></url></urlset>`,
 			FormatURLSet, []want{{"https://a.test/1", ""}}},
@@ -103,6 +107,55 @@ func TestReader_FormatsAndDeviations(t *testing.T) {
 		{"relative and non-http locs skipped", `<urlset><url><loc>/relative</loc></url><url><loc>ftp://a.test/f</loc></url><url><loc>javascript:alert(1)</loc></url><url><loc>https://a.test/ok</loc></url></urlset>`,
 			FormatURLSet, []want{{"https://a.test/ok", ""}}},
 		{"ISO-8859-1 declared", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://a.test/caf\xe9<![CDATA[/\xfc]]>/&#233;</loc></url></urlset>", FormatURLSet, []want{{"https://a.test/caf\u00e9/\u00fc/\u00e9", ""}}},
+		{"rss item text is not a URL", `<rss><channel><item>https://a.test/x<title>t</title></item><item><link>https://a.test/p1</link></item></channel></rss>`, FormatRSS, []want{{"https://a.test/p1", ""}}},
+		{"atom entry text is not a URL", `<feed xmlns="http://www.w3.org/2005/Atom"><entry>https://a.test/x</entry><entry><link href="https://a.test/p1"/></entry></feed>`, FormatAtom, []want{{"https://a.test/p1", ""}}},
+		{"comment and PI inside loc", `<urlset><url><loc>https://a.test/1<!--x--></loc></url><url><loc>https://a.test/2<?pi x?></loc></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/1", ""}, {"https://a.test/2", ""}}},
+		// XML 1.0 2.8: the XML declaration is only at the start; a later
+		// one (concatenated sitemaps) does not change the encoding.
+		{"later XML declaration ignored", `<urlset><url><loc>https://a.test/1</loc></url><?xml version="1.0" encoding="Shift_JIS"?><url><loc>https://a.test/2</loc></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/1", ""}, {"https://a.test/2", ""}}},
+		// Quoted strings in a DTD may hold ']' and '>': the DTD ends after them.
+		{"doctype with quoted markup", `<!DOCTYPE urlset [<!ENTITY x "x]><urlset><url><loc>https://evil.test/1</loc></url></urlset>"> <!ENTITY y '"]>'>]><urlset><url><loc>https://a.test/1</loc></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/1", ""}}},
+		{"empty tag", `<urlset><><url><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},
+		{"empty self-closing urlset", `<urlset ` + ns + `/>`, FormatURLSet, nil},
+		{"sitemap namespace repeated on url", `<urlset ` + ns + `><url ` + ns + `><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},
+		{"namespaces declared on url", `<urlset ` + ns + `><url xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"><loc>https://a.test/1</loc><image:image><image:loc>https://img.test/1.png</image:loc></image:image></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/1", ""}}},
+		{"missing </loc>", `<urlset><url><loc>https://a.test/1</url><url><loc>https://a.test/2</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}, {"https://a.test/2", ""}}},
+		{"markup inside lastmod", `<urlset><url><loc>https://a.test/1</loc><lastmod>2024-05<b></b>-06</lastmod></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", "2024-05-06T00:00:00Z"}}},
+		{"extension element named url", `<urlset><url><loc>https://a.test/1</loc><x:url>https://x.test/</x:url><lastmod>2024-01-01</lastmod></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", "2024-01-01T00:00:00Z"}}},
+		{"rss empty link element", `<rss><channel><item><link/><title>T</title><guid>https://a.test/p1</guid></item></channel></rss>`, FormatRSS, []want{{"https://a.test/p1", ""}}},
+		{"rss long link and guid", `<rss><channel><item><link>https://a.test/` + strings.Repeat("l", 200) + `</link></item><item><guid>https://a.test/` + strings.Repeat("g", 200) + `</guid></item></channel></rss>`,
+			FormatRSS, []want{{"https://a.test/" + strings.Repeat("l", 200), ""}, {"https://a.test/" + strings.Repeat("g", 200), ""}}},
+		{"atom markup inside published", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://a.test/p1"/><published>2020-01<b></b>-02T00:00:00Z</published></entry></feed>`,
+			FormatAtom, []want{{"https://a.test/p1", "2020-01-02T00:00:00Z"}}},
+		// A reference to white space or a control character is not a way to
+		// write a URL: the raw ones are stripped as formatting, the encoded
+		// ones make the URL invalid.
+		{"bare URL with an encoded line break", `<sitemapindex><sitemap>https://a.test/s.xml&#10;x</sitemap><sitemap><loc>https://a.test/2.xml</loc></sitemap></sitemapindex>`,
+			FormatIndex, []want{{"https://a.test/2.xml", ""}}},
+		{"rss guid with an encoded line break", `<rss><channel><item><guid>https://a.test/p&#10;1</guid></item><item><guid>https://a.test/p2</guid></item></channel></rss>`,
+			FormatRSS, []want{{"https://a.test/p2", ""}}},
+		{"rss link preferred to guid", `<rss><channel><item><guid>https://a.test/?p=1</guid><link>https://a.test/post-1</link></item></channel></rss>`,
+			FormatRSS, []want{{"https://a.test/post-1", ""}}},
+		{"loc before bare text", `<sitemapindex><sitemap>https://a.test/bare.xml<loc>https://a.test/1.xml</loc></sitemap></sitemapindex>`,
+			FormatIndex, []want{{"https://a.test/1.xml", ""}}},
+		{"overlong lastmod", `<urlset><url><loc>https://a.test/1</loc><lastmod>2024-01-01` + strings.Repeat("9", 200) + `</lastmod></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/1", ""}}},
+		{"ISO-8859-1 byte 0x80", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://a.test/\x80</loc></url></urlset>", FormatURLSet, []want{{"https://a.test/\u0080", ""}}},
+		{"bare URL with an invalid loc", `<sitemapindex><sitemap>https://a.test/bare.xml<loc>https://a.test/&#10;1.xml</loc></sitemap></sitemapindex>`, FormatIndex, nil},
+		{"tab and carriage return inside loc", "<urlset><url><loc>https://a.test/a\tb</loc></url><url><loc>https://a.test/c\rd</loc></url></urlset>",
+			FormatURLSet, []want{{"https://a.test/ab", ""}, {"https://a.test/cd", ""}}},
+		{"double escaped after an ampersand", `<urlset><url><loc>https://a.test/?a=&amp;&amp;amp;b</loc></url><url><loc>https://a.test/?a=&amp;&amp;b</loc></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/?a=&&b", ""}}},
+		{"one-letter host in guid", `<rss><channel><item><guid>http://x</guid></item></channel></rss>`, FormatRSS, []want{{"http://x", ""}}},
+		{"one-letter host as bare text", `<sitemapindex><sitemap>http://x</sitemap></sitemapindex>`, FormatIndex, []want{{"http://x", ""}}},
+		// XML 1.0 4.1: a reference is '&', a Name (which starts with a
+		// letter, '_' or ':'), ';'. Other ampersands are plain data.
+		{"ampersands that are not references", `<urlset><url><loc>https://a.test/?a=1&amp;-b;</loc></url><url><loc>https://a.test/?a&amp;;</loc></url><url><loc>https://a.test/?a&amp;.b;</loc></url></urlset>`,
+			FormatURLSet, []want{{"https://a.test/?a=1&-b;", ""}, {"https://a.test/?a&;", ""}, {"https://a.test/?a&.b;", ""}}},
 		{"doctype skipped", `<!DOCTYPE urlset [<!ELEMENT urlset ANY> <!-- ] > -->]><urlset><url><loc>https://a.test/1</loc></url></urlset>`, FormatURLSet, []want{{"https://a.test/1", ""}}},
 	}
 	for _, tc := range tests {
@@ -145,10 +198,14 @@ func TestReader_FormatsAndDeviations(t *testing.T) {
 func TestReader_ChangeFreqAndPriority(t *testing.T) {
 	in := `<urlset><url><loc>https://a.test/1</loc><changefreq> Weekly </changefreq><priority>0.3</priority></url>` +
 		`<url><loc>https://a.test/2</loc><changefreq>sometimes</changefreq><priority>1.5</priority></url>` +
-		`<url><loc>https://a.test/3</loc><priority>0.25</priority></url><url><loc>https://a.test/4</loc><priority>1.0</priority></url></urlset>`
+		`<url><loc>https://a.test/3</loc><priority>0.25</priority></url><url><loc>https://a.test/4</loc><priority>1.0</priority></url>` +
+		`<url><loc>https://a.test/5</loc><priority>0.<b></b>8</priority></url></urlset>` // markup inside the field is not its end
 	got, _ := collect(t, []byte(in), nil)
-	wantCF := []string{"weekly", "", "", ""}
-	wantP := []float64{0.3, 0.5, 0.25, 1}
+	wantCF := []string{"weekly", "", "", "", ""}
+	wantP := []float64{0.3, 0.5, 0.25, 1, 0.8}
+	if len(got) != len(wantP) {
+		t.Fatalf("got %q, want %d entries", locs(got), len(wantP))
+	}
 	for i, e := range got {
 		if e.ChangeFreq != wantCF[i] || e.Priority != wantP[i] {
 			t.Errorf("entry %d: changefreq %q priority %v, want %q %v", i, e.ChangeFreq, e.Priority, wantCF[i], wantP[i])
@@ -208,6 +265,35 @@ func TestParseLastMod(t *testing.T) {
 		{"20240506", ""},
 		{"yesterday", ""},
 		{"2024-05-06T07", ""},
+		{"2024-05-06t07:08:09z", "2024-05-06T07:08:09Z"}, // RFC 3339 5.6: T and Z may be lower case
+		{"202a-05-06", ""},           // not a digit
+		{"2024-0a-06", ""},           //
+		{"2024/05/06", ""},           // W3C separators are '-'
+		{"2024-05/06", ""},           //
+		{"2024-05-06X07:08:09Z", ""}, // nor 'T', 't' nor a space
+		{"2024-05-06T07-08:09Z", ""}, //
+		{"2024-05-0x", ""},
+		{"2024-12", "2024-12-01T00:00:00Z"},
+		{"2024-05-06T07:0x", ""},
+		{"2024-05-06T07:08:0xZ", ""},
+		{"2024-05-06T07:08:09.Z", ""}, // a decimal point needs digits
+		{"2024-05-06T07:08:09.5", "2024-05-06T07:08:09.5Z"},
+		{"2024-05-06T07:08:09.05Z", "2024-05-06T07:08:09.05Z"},
+		{"2024-13-01T00:00Z", ""}, // W3C Datetime: MM 01-12, DD 01-31, hh 00-23 (24:00 tolerated), mm and ss 00-59
+		{"2024-00-01T00:00Z", ""},
+		{"2024-01-00T00:00Z", ""},
+		{"2024-01-32T00:00Z", ""},
+		{"2024-05-06T07:60Z", ""},
+		{"2024-05-06T07:08:61Z", ""},
+		{"2024-05-06T23:59:60Z", "2024-05-06T23:59:59.999999999Z"}, // a leap second: the instant before
+		{"2024-05-06T07:08:09UTC", "2024-05-06T07:08:09Z"},         // a zone name for UTC, as some generators write
+		{"2024-05-06T07:08:09 utc", "2024-05-06T07:08:09Z"},
+		{"2024-05-06T07:08:09XTC", ""},
+		{"2024-05-06T07:08:09UXC", ""},
+		{"2024-05-06T07:08:09UTX", ""},
+		{"2024-05-06T07:08:09Zulu", ""},
+		{"2024-05-06T07:08:09X", ""},
+		{"2024-05-06T07:08:09*01:00", ""}, // an offset starts with + or -
 	}
 	for _, tc := range tests {
 		got, err := ParseLastMod(tc.in)
@@ -219,6 +305,18 @@ func TestParseLastMod(t *testing.T) {
 		}
 		if err != nil || !got.Equal(date(tc.want)) || got.Location() != time.UTC {
 			t.Errorf("ParseLastMod(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestReader_LocationRuleOff: a Location that is not an absolute http(s)
+// URL with a host turns the location rule off (Options.Location).
+func TestReader_LocationRuleOff(t *testing.T) {
+	in := []byte(`<urlset><url><loc>https://a.test/1</loc></url><url><loc>https://b.test/2</loc></url></urlset>`)
+	for _, loc := range []string{"ftp://a.test/sitemap.xml", "/sitemap.xml", "https:///sitemap.xml", "https://a.test/%zz/sitemap.xml"} {
+		got, r := collect(t, in, &Options{Location: loc})
+		if len(got) != 2 || r.Dropped() != 0 {
+			t.Errorf("Location %q: %q, %d dropped; want both kept", loc, locs(got), r.Dropped())
 		}
 	}
 }
@@ -292,6 +390,24 @@ func TestReader_TooManyURLs(t *testing.T) {
 	got, r = collect(t, in, &Options{MaxURLs: -1})
 	if len(got) != 60_000 || r.Err() != nil {
 		t.Errorf("MaxURLs -1: %d entries, %v", len(got), r.Err())
+	}
+}
+
+// TestReader_StopsAtMaxURLs: the entry after the MaxURLs-th ends the
+// reading there: nothing after it is read, and the LimitError says where.
+func TestReader_StopsAtMaxURLs(t *testing.T) {
+	in := urlset(10, "2024-01-01")
+	third := bytes.Index(in, []byte("page-2.html")) // the third entry's URL
+	got, r := collect(t, in, &Options{MaxURLs: 2})
+	var le *LimitError
+	if len(got) != 2 || !errors.As(r.Err(), &le) || !errors.Is(r.Err(), ErrTooManyURLs) {
+		t.Fatalf("got %d entries, Err %v; want 2 and a LimitError", len(got), r.Err())
+	}
+	if le.URLs != 2 || le.Limit != 2 || le.Bytes != r.Offset() || r.Offset() < int64(third) || r.Offset() > int64(third+200) {
+		t.Errorf("LimitError %+v, Offset %d; want the reader stopped at the third entry (byte %d)", le, r.Offset(), third)
+	}
+	if r.Next() || r.Offset() != le.Bytes {
+		t.Errorf("Next after the limit read on: Offset %d", r.Offset())
 	}
 }
 
@@ -383,6 +499,14 @@ func TestReader_Truncated(t *testing.T) {
 	if len(got) != 3 || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
 		t.Errorf("cut in tag: %d entries, %v", len(got), r.Err())
 	}
+	// Cut after the text of a field, inside markup that follows it: the
+	// URL is complete and kept, then the truncation is reported.
+	for _, tail := range []string{"<", "<lastm", "</lo", "<!-- x", "<?pi x", "<![CDATA[", "<!DOCTYPE x"} {
+		got, r = collect(t, []byte(`<urlset><url><loc>https://a.test/1`+tail), nil)
+		if fmt.Sprint(locs(got)) != "[https://a.test/1]" || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
+			t.Errorf("cut in %q after the loc text: %q, %v", tail, locs(got), r.Err())
+		}
+	}
 	// Truncated gzip stream.
 	z := gz(t, []byte(full))
 	got, r = collect(t, z[:len(z)-12], nil)
@@ -395,6 +519,17 @@ func TestReader_Truncated(t *testing.T) {
 	}
 	if _, r = collect(t, []byte("<!DOCTYPE html><html><body><a href='https://a.test/'>x</a></body></html>"), nil); !errors.Is(r.Err(), ErrFormat) {
 		t.Errorf("html: %v", r.Err())
+	}
+	// A sitemap inside another document is not read: the root decides.
+	if got, r = collect(t, []byte(`<html><urlset><url><loc>https://a.test/1</loc></url></urlset></html>`), nil); len(got) != 0 || !errors.Is(r.Err(), ErrFormat) {
+		t.Errorf("urlset inside html: %q, %v; want nothing and ErrFormat", locs(got), r.Err())
+	}
+	// The error names the root element it found, up to 32 bytes of name.
+	for _, root := range []string{"html", "abcdefghijklmnopqrstuvwxyz012345"} {
+		_, r = collect(t, []byte("<"+root+"><url><loc>https://a.test/1</loc></url></"+root+">"), nil)
+		if !errors.Is(r.Err(), ErrFormat) || !strings.Contains(r.Err().Error(), "<"+root+">") {
+			t.Errorf("root %s: %v, want ErrFormat naming <%s>", root, r.Err(), root)
+		}
 	}
 }
 
@@ -473,8 +608,15 @@ func TestReader_ZeroValue(t *testing.T) {
 			if r.Next() || r.Err() == nil || !strings.HasPrefix(r.Err().Error(), "sitemap: ") {
 				t.Fatalf("Next on %s Reader: err %v", name, r.Err())
 			}
+			// It says that there is no source, not that a document was empty.
+			if err := r.Err(); errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "NewReader") {
+				t.Errorf("Err on %s Reader: %v, want the no-source error", name, err)
+			}
 			if r.Next() {
 				t.Error("second Next returned true")
+			}
+			if err := r.Err(); errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "NewReader") {
+				t.Errorf("Err after a second Next: %v, want the no-source error", err)
 			}
 			for _, err := range r.All() {
 				if err == nil {

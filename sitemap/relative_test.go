@@ -30,6 +30,23 @@ func TestReader_RelativeFeedLinks(t *testing.T) {
 		{"rss root-relative link", `<rss><channel><item><link>/post/1</link></item></channel></rss>`, "https://a.test/feed/rss.xml", "https://a.test/post/1"},
 		{"rss channel xml:base", `<rss xml:base="https://a.test/blog/"><channel><item><link>p1</link></item></channel></rss>`, "", "https://a.test/blog/p1"},
 		{"rss relative, no location", `<rss><channel><item><link>/post/1</link></item></channel></rss>`, "", ""},
+		{"rss link relative to an http document", `<rss><channel><item><link>post/1</link></item></channel></rss>`, "http://a.test/feed/rss.xml", "http://a.test/feed/post/1"},
+		// RFC 9110 4.2: an http(s) URI with an empty host is invalid, so
+		// such a document URL is no base, not even for a network-path link.
+		{"document URL without host is no base", `<rss><channel><item><link>//b.test/p1</link></item></channel></rss>`, "https:///feed/rss.xml", ""},
+		{"document URL not http(s) is no base", `<rss><channel><item><link>//b.test/p1</link></item></channel></rss>`, "ftp://a.test/feed/rss.xml", ""},
+		{"rdf xml:base", `<rdf:RDF xml:base="https://a.test/blog/"><item><link>p1</link></item></rdf:RDF>`, "", "https://a.test/blog/p1"},
+		{"atom feed xml:base over http", `<feed xml:base="http://a.test/blog/"><entry><link href="p1"/></entry></feed>`, doc, "http://a.test/blog/p1"},
+		{"atom xml:base not http(s) is ignored", `<feed xml:base="ftp://a.test/x/"><entry><link href="p1"/></entry></feed>`, doc, "https://a.test/feeds/p1"},
+		{"atom xml:base without host is ignored", `<feed xml:base="https:/blog/"><entry><link href="p1"/></entry></feed>`, doc, "https://a.test/feeds/p1"},
+		{"atom relative xml:base, no document URL", `<feed xml:base="/blog/"><entry><link href="p1"/></entry></feed>`, "", ""},
+		{"atom unparseable href", `<feed><entry><link href="p%zz"/></entry></feed>`, doc, ""},
+		{"rss link of an extension", `<rss><channel><item><foo:link>https://evil.test/x</foo:link><link>https://a.test/p1</link></item></channel></rss>`, "", "https://a.test/p1"},
+		{"rdf dublin core other than dc:date skipped whole", `<rdf:RDF><item><dc:source><link>https://evil.test/x</link></dc:source><link>https://a.test/p1</link></item></rdf:RDF>`, "", "https://a.test/p1"},
+		{"atom entry declaring a namespace", `<feed xmlns="http://www.w3.org/2005/Atom"><entry xmlns:media="http://search.yahoo.com/mrss/"><link href="https://a.test/p1"/></entry></feed>`, "", "https://a.test/p1"},
+		{"atom xhtml content skipped", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><link href="https://evil.test/x"/></div></content><link href="https://a.test/p1"/></entry></feed>`, "", "https://a.test/p1"},
+		{"rss xhtml body skipped", `<rss><channel><item><body xmlns="http://www.w3.org/1999/xhtml"><link>https://evil.test/x</link></body><link>https://a.test/p1</link></item></channel></rss>`, "", "https://a.test/p1"},
+		{"rdf xhtml body skipped", `<rdf:RDF><item><body xmlns="http://www.w3.org/1999/xhtml"><link>https://evil.test/x</link></body><link>https://a.test/p1</link></item></rdf:RDF>`, "", "https://a.test/p1"},
 		{"rdf link relative", `<rdf:RDF><item><link>p/1</link></item></rdf:RDF>`, "https://a.test/rdf.xml", "https://a.test/p/1"},
 		{"sitemap loc stays absolute-only", `<urlset><url><loc>/post/1</loc></url></urlset>`, "https://a.test/sitemap.xml", ""},
 	}
