@@ -373,6 +373,8 @@ func TestSignatureBase_Components(t *testing.T) {
 			http.Header{"Signature-Agent": {`sig1="https://bot.test", sig2="https://b.test";x=1`}}, `"signature-agent";key="sig1": "https://bot.test"` + "\n"},
 		{"agent member with parameters", "https://example.com/", `("signature-agent";key="sig2")`,
 			http.Header{"Signature-Agent": {`sig1="https://bot.test", sig2="https://b.test";x=1`}}, `"signature-agent";key="sig2": "https://b.test";x=1` + "\n"},
+		{"dictionary member of another field", "https://example.com/", `("x-dict";key="sig1")`,
+			http.Header{"Signature-Agent": {`sig1="https://bot.test"`}, "X-Dict": {`sig1="https://other.test"`}}, `"x-dict";key="sig1": "https://other.test"` + "\n"},
 		{"agent member of the request", "https://example.com/", `("signature-agent";key="sig1";req)`,
 			http.Header{"Signature-Agent": {`sig1="https://bot.test"`}}, ""},
 		{"component twice", "https://example.com/", `("@path" "@path")`, nil, ""},

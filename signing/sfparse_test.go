@@ -18,6 +18,13 @@ var sfSeeds = []string{
 	`a=("x";req=?0)`, `a=("x";other)`, `a=("a\"b")`, `a=()`, `a=(), a=()`, `a=(),b=()`, `a=(),`, ` a=()`, `A=()`,
 	`sig1=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:`,
 	`sig1="https://bothy.tools"`, `sig1="https://a.test", sig2="https://b.test"`, `a="x";type=jwks_uri`, `a="x", a="y"`,
+	`=()`, `1a=()`, `sig1`, `sig1=("x");created`, `sig1=("x";req);a`, `a=("x")` + "\t", `zz=("z";key="z");z=z`,
+	`a=`, `a="abc`, `a=("abc`, `a="x\\"`, `a="é"`, "a=\"\x01\"", "a=(\"x\";n=\"\t\")", `a=();`, `a=();b=-`, `a=();b=?`,
+	`a=();b=123456789012345`, `a=();b=1234567890123456`, `a=();b=-123456789012345`, `a=();b=0`, `a=("a";key="~ ")`,
+	`a=();b=%x`, `a=();b=.5`, "a=();b=x\x7f", `a=();b=x y`, `a=();b=x `, `a=();b=Tok`, `a=();b=*t`, `a=();b=zz`,
+	`a=();b=`, `a=()b=()`, `a="x"b="y"`, `a=:AAAA:b=:AAAA:`, `a=(), `,
+	`a=("x""y")`, `a=("x"`, `a=("Z")`, `a=("A")`, `a=("x-Z")`,
+	`=:AAAA:`, `=""`, `a:AAAA:`,
 	`a=:AAAA:, b=::`, `a=:AAA:`, `a=:AAAA:;x=1`, `a=:AAAA`, `a=:AA==:, a=:AA==:`,
 }
 

@@ -146,6 +146,10 @@ func TestNormaliseAuthority(t *testing.T) {
 		{"[::1]:443", "https", "[::1]"},
 		{"[::1]:8080", "https", "[::1]:8080"},
 		{"example.com:80", "", "example.com"},
+		{"example.com:443", "", "example.com"},
+		{"example.com:443", "wss", "example.com:443"}, // no default port known for the scheme: kept
+		{"example.com:80", "ftp", "example.com:80"},
+		{":443", "https", ""}, // the port is dropped even when the host is empty
 	} {
 		if got := normaliseAuthority(tc.host, tc.scheme); got != tc.want {
 			t.Errorf("normaliseAuthority(%q, %q) = %q, want %q", tc.host, tc.scheme, got, tc.want)
