@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -337,12 +338,60 @@ func TestDecodeRecord_Table(t *testing.T) {
 		{"length cut short", []byte{1, 1, 'a', 1, 'k', 0x80}, false},
 		{"length of eleven bytes", []byte{4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, false},
 		{"sequence cut short", []byte{3, 1, 'a', 0x80}, false},
+		{"sequence missing", []byte{3, 1, 'a'}, false},
 		{"unknown kind", []byte{5, 1, 'a'}, false},
 	} {
 		_, err := boltstate.Reencode(c.payload)
 		if (err == nil) != c.ok {
 			t.Errorf("%s (% x): decode error %v, want ok=%v", c.name, c.payload, err, c.ok)
 		}
+	}
+}
+
+// A record's length is bounded (256 MiB): a log that ends in the header of
+// a record of that length is a write cut short (the records before it are
+// replayed, nothing is damage); one byte longer is a damaged length. A
+// LogError matches ErrCorrupt and says where the damage is.
+func TestLog_RecordLengthBounded(t *testing.T) {
+	const max = 1 << 28
+	for _, c := range []struct {
+		size    uint32
+		damaged bool
+	}{{max, false}, {max + 1, true}} {
+		path, log := writeKeys(t, 3)
+		hdr := binary.LittleEndian.AppendUint32(nil, c.size)
+		hdr = binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, crc32.MakeTable(crc32.Castagnoli)))
+		hdr = binary.LittleEndian.AppendUint32(hdr, 0) // the payload's checksum; no payload follows
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(hdr)
+		f.Close()
+		var logs bytes.Buffer
+		st, err := boltstate.Open(path, &boltstate.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		st.ForEach(context.Background(), "b", func(k, v []byte) error { n++; return nil })
+		st.Close()
+		if n != 3 {
+			t.Errorf("length %d: %d of the 3 records before it replayed", c.size, n)
+		}
+		if got := strings.Contains(logs.String(), "damaged"); got != c.damaged {
+			t.Errorf("length %d: damage reported %v, want %v:\n%s", c.size, got, c.damaged, logs.String())
+		}
+		if c.damaged && !strings.Contains(logs.String(), fmt.Sprintf("record length %d", c.size)) {
+			t.Errorf("length %d: the warning does not name the length:\n%s", c.size, logs.String())
+		}
+	}
+	e := &boltstate.LogError{Path: "s.db-wal.a", Offset: 27, Reason: "checksum mismatch"}
+	if !errors.Is(e, boltstate.ErrCorrupt) || errors.Is(e, boltstate.ErrClosed) {
+		t.Errorf("LogError matches ErrCorrupt %v (want true), ErrClosed %v (want false)", errors.Is(e, boltstate.ErrCorrupt), errors.Is(e, boltstate.ErrClosed))
+	}
+	if got, want := e.Error(), "boltstate: log s.db-wal.a is damaged at byte 27: checksum mismatch"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
 
