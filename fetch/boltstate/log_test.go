@@ -348,16 +348,17 @@ func TestDecodeRecord_Table(t *testing.T) {
 	}
 }
 
-// A record's length is bounded (256 MiB): a log that ends in the header of
-// a record of that length is a write cut short (the records before it are
-// replayed, nothing is damage); one byte longer is a damaged length. A
-// LogError matches ErrCorrupt and says where the damage is.
+// A record's length is bounded (256 MiB) and not zero: a log that ends in
+// the header of a record of that length is a write cut short (the records
+// before it are replayed, nothing is damage); one byte longer, or zero, is
+// a damaged length. A LogError matches ErrCorrupt and says where the
+// damage is.
 func TestLog_RecordLengthBounded(t *testing.T) {
 	const max = 1 << 28
 	for _, c := range []struct {
 		size    uint32
 		damaged bool
-	}{{max, false}, {max + 1, true}} {
+	}{{0, true}, {max, false}, {max + 1, true}} {
 		path, log := writeKeys(t, 3)
 		hdr := binary.LittleEndian.AppendUint32(nil, c.size)
 		hdr = binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, crc32.MakeTable(crc32.Castagnoli)))
