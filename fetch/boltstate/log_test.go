@@ -544,24 +544,10 @@ func bothFiles(t *testing.T) (snap string) {
 		}
 	}
 	put("first")
-	var once sync.Once
-	boltstate.SetCheckpointHook(st, func(stage string) {
-		if stage != "applied" {
-			return
-		}
-		once.Do(func() {
-			// The disk as a kill now would leave it (the newer file
-			// cannot take a write here: the checkpoint holds it; the
-			// write made next is appended to the copy below).
-			for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
-				b, err := os.ReadFile(path + s)
-				if err != nil {
-					t.Error(err)
-				}
-				os.WriteFile(snap+s, b, 0o600)
-			}
-		})
-	})
+	// The disk as a kill after the checkpoint's transaction would leave it
+	// (the newer file cannot take a write then: the checkpoint holds it;
+	// the write made next is appended to the copy below).
+	snapshotAt(t, st, "applied", path, snap)
 	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -575,6 +561,28 @@ func bothFiles(t *testing.T) (snap string) {
 		t.Fatalf("the snapshot's files hold %d and %d records, want one each", len(recordEnds(t, older)), len(recordEnds(t, newer)))
 	}
 	return snap
+}
+
+// snapshotAt copies the state at path, its file and log files, to snap the
+// first time a checkpoint of st reaches stage (Close checkpoints too).
+func snapshotAt(t *testing.T, st *boltstate.State, stage, path, snap string) {
+	var once sync.Once
+	boltstate.SetCheckpointHook(st, func(at string) {
+		if at == stage {
+			once.Do(func() { copyState(t, path, snap) })
+		}
+	})
+}
+
+// copyState copies the state file at from and its log files to to.
+func copyState(t *testing.T, from, to string) {
+	for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
+		b, err := os.ReadFile(from + s)
+		if err != nil {
+			t.Error(err)
+		}
+		os.WriteFile(to+s, b, 0o600)
+	}
 }
 
 // valueOfK opens the state at path and returns b/k, with what it logged.
@@ -606,15 +614,7 @@ func TestLog_BothFilesReplayedInOrder(t *testing.T) {
 func TestLog_KilledBetweenEmptyingTheFiles(t *testing.T) {
 	snap := bothFiles(t)
 	again := filepath.Join(t.TempDir(), "again.db")
-	st, err := boltstate.OpenBetweenResets(snap, func() {
-		for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
-			b, err := os.ReadFile(snap + s)
-			if err != nil {
-				t.Error(err)
-			}
-			os.WriteFile(again+s, b, 0o600)
-		}
-	})
+	st, err := boltstate.OpenBetweenResets(snap, func() { copyState(t, snap, again) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,21 +664,7 @@ func TestLog_KilledAsACheckpointSwitchesFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var once sync.Once // Close checkpoints too
-	boltstate.SetCheckpointHook(st, func(stage string) {
-		if stage != "frozen" { // the newer file reset, nothing applied to the bbolt file
-			return
-		}
-		once.Do(func() {
-			for _, s := range append([]string{""}, boltstate.LogSuffixes[:]...) {
-				b, err := os.ReadFile(path + s)
-				if err != nil {
-					t.Error(err)
-				}
-				os.WriteFile(snap+s, b, 0o600)
-			}
-		})
-	})
+	snapshotAt(t, st, "frozen", path, snap) // the newer file reset, nothing applied to the bbolt file
 	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
