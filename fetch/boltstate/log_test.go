@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -1085,6 +1086,32 @@ func TestLog_CheckpointWaitsForTheBatchInFlight(t *testing.T) {
 		}
 		if err := <-checkpointed; err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// A writer alone is synced at once, write after write: the log holds a
+// sync back (to share it) only while writers crowd.
+func TestLog_LoneWriterNotDelayed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		start := time.Now() // the bubble's clock: it moves only while every goroutine waits on it
+		for i := range 5 {
+			if err := st.Write(context.Background(), func(tx *boltstate.Tx) error {
+				return tx.Put("b", fmt.Sprint(i), []byte("v"))
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("five writes one after another waited %v, want 0 (each synced at once)", d)
+		}
+		if n := boltstate.LogSyncs(st); n < 5 {
+			t.Errorf("%d syncs for five writes one after another, want one each", n)
 		}
 	})
 }
