@@ -1115,3 +1115,64 @@ func TestLog_LoneWriterNotDelayed(t *testing.T) {
 		}
 	})
 }
+
+// A write reads its own changes, the latest first, key by key, over what
+// earlier writes left: a put and a delete of one key say nothing of
+// another, and a dropped bucket reads empty.
+func TestTx_ReadsItsOwnChanges(t *testing.T) {
+	type op struct {
+		do       string // "put", "delete", "drop" or "get"
+		key, val string // for get, val is what it must read ("" for nil)
+	}
+	for _, c := range []struct {
+		name string
+		ops  []op
+	}{
+		{"the first change read back", []op{{"put", "k1", "new"}, {"get", "k1", "new"}}},
+		{"the latest of two puts", []op{{"put", "k1", "a"}, {"put", "k1", "b"}, {"get", "k1", "b"}}},
+		{"a put hides nothing else", []op{{"put", "k1", "new"}, {"get", "k2", "old"}, {"get", "k3", ""}}},
+		{"a delete hides nothing else", []op{{"delete", "k1", ""}, {"get", "k2", "old"}, {"get", "k1", ""}}},
+		{"a delete after a put", []op{{"put", "k2", "new"}, {"delete", "k2", ""}, {"get", "k2", ""}}},
+		{"a drop hides the earlier writes", []op{{"drop", "", ""}, {"get", "k2", ""}}},
+		{"a put after a drop", []op{{"drop", "", ""}, {"put", "k1", "new"}, {"get", "k1", "new"}, {"get", "k2", ""}}},
+		{"nothing changed", []op{{"get", "k2", "old"}, {"get", "k1", ""}}},
+	} {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k2", []byte("old")) }); err != nil {
+			t.Fatal(err)
+		}
+		err = st.Write(ctx, func(tx *boltstate.Tx) error {
+			for i, o := range c.ops {
+				var err error
+				switch o.do {
+				case "put":
+					err = tx.Put("b", o.key, []byte(o.val))
+				case "delete":
+					err = tx.Delete("b", o.key)
+				case "drop":
+					err = tx.DropBucket("b")
+				case "get":
+					var got []byte
+					if got, err = tx.Get("b", o.key); err == nil && string(got) != o.val {
+						t.Errorf("%s: op %d: Get(%s) = %q, want %q", c.name, i, o.key, got, o.val)
+					}
+					if o.val == "" && got != nil {
+						t.Errorf("%s: op %d: Get(%s) = %q, want nil", c.name, i, o.key, got)
+					}
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		st.Close()
+	}
+}
