@@ -865,6 +865,56 @@ func TestTx_RefusesWhatBboltCannotStore(t *testing.T) {
 	if err := st.Checkpoint(context.Background()); err != nil {
 		t.Errorf("checkpoint after refused writes: %v", err)
 	}
+	// bbolt's largest key is stored, through a checkpoint and back.
+	long := strings.Repeat("k", bbolt.MaxKeySize)
+	if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", long, []byte("v")) }); err != nil {
+		t.Fatalf("a key of bbolt's largest size: %v", err)
+	}
+	if err := st.Checkpoint(context.Background()); err != nil {
+		t.Errorf("checkpoint of the largest key: %v", err)
+	}
+	if v, err := st.Get(context.Background(), "b", long); err != nil || string(v) != "v" {
+		t.Errorf("the largest key reads %q, %v; want %q", v, err, "v")
+	}
+}
+
+// A closed State takes no checkpoint, and ForEach lists a bucket's keys
+// around a nested bucket an older file holds (the nested one is not a key).
+func TestState_ClosedAndNestedBuckets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err == nil {
+			_, err = b.CreateBucket([]byte("k2"))
+		}
+		for _, k := range []string{"k1", "k3"} {
+			if err == nil {
+				err = b.Put([]byte(k), []byte("v"))
+			}
+		}
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	st.ForEach(context.Background(), "b", func(k, v []byte) error { keys = append(keys, string(k)); return nil })
+	if fmt.Sprint(keys) != "[k1 k3]" {
+		t.Errorf("ForEach = %v, want [k1 k3] (the nested bucket k2 skipped, the key after it listed)", keys)
+	}
+	st.Close()
+	if err := st.Checkpoint(context.Background()); !errors.Is(err, boltstate.ErrClosed) {
+		t.Errorf("Checkpoint after Close = %v, want ErrClosed", err)
+	}
 }
 
 // A file moved aside (damaged, or from an older version) takes its log
