@@ -94,9 +94,10 @@ func (v *Verifier) directoryKey(ctx context.Context, loc *keyLocation, kid strin
 	v.mu.Lock()
 	e := v.lookup(loc.id)
 	var known ed25519.PublicKey
+	var seen time.Time // the entry's freshness as looked up: a refresh since moves it
 	fresh, blocked, hasKeys := false, false, false
 	if e != nil {
-		known = e.keys[kid]
+		known, seen = e.keys[kid], e.fresh
 		fresh = now.Before(e.fresh)
 		blocked = now.Before(e.negUntil)
 		hasKeys = e.keys != nil
@@ -114,7 +115,18 @@ func (v *Verifier) directoryKey(ctx context.Context, loc *keyLocation, kid strin
 		}
 		return nil, nil, &VerifyError{Reason: ReasonDirectory, Detail: "recent fetch of " + loc.id + " failed"}
 	}
-	_, err, _ := v.group.Do(loc.id, func() (any, error) { return nil, v.refresh(ctx, loc) })
+	_, err, _ := v.group.Do(loc.id, func() (any, error) {
+		// A refresh that ended between the lookup above and this flight
+		// (its own flight over) already fetched what this one would.
+		v.mu.Lock()
+		cur := v.lookup(loc.id)
+		refreshed := cur != nil && cur.fresh.After(seen)
+		v.mu.Unlock()
+		if refreshed {
+			return nil, nil
+		}
+		return nil, v.refresh(ctx, loc)
+	})
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e = v.lookup(loc.id)
