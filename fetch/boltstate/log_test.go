@@ -1226,3 +1226,83 @@ func TestTx_ReadsItsOwnChanges(t *testing.T) {
 		st.Close()
 	}
 }
+
+// A checkpoint empties the log file whose writes it applied: the log holds
+// only what the bbolt file does not, however many checkpoints a State
+// takes (its files do not grow with the crawl).
+func TestLog_CheckpointEmptiesTheFileItApplied(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := boltstate.Open(path, &boltstate.Options{CheckpointBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	records := func() (n [2]int) {
+		for i, s := range boltstate.LogSuffixes {
+			data, err := os.ReadFile(path + s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n[i] = len(recordEnds(t, data))
+		}
+		return n
+	}
+	for round := range 3 {
+		for i := range 3 {
+			if err := st.Write(ctx, func(tx *boltstate.Tx) error {
+				return tx.Put("b", fmt.Sprintf("k%d-%d", round, i), []byte("v"))
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := records(); n[0]+n[1] != 3 {
+			t.Fatalf("round %d: the log files hold %v records, want the 3 just written", round, n)
+		}
+		if err := st.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := records(); n != [2]int{} {
+			t.Fatalf("round %d: after the checkpoint the log files hold %v records, want none", round, n)
+		}
+	}
+	if v, err := st.Get(ctx, "b", "k2-2"); err != nil || string(v) != "v" {
+		t.Errorf("the last key reads %q, %v after the checkpoints; want %q", v, err, "v")
+	}
+}
+
+// A checkpoint whose transaction fails (here the bbolt file is closed under
+// it, as a disk error would fail it) stops the State: later writes and
+// checkpoints fail with its error, Close takes no checkpoint, and nothing
+// is emptied, so the next open replays every acknowledged write.
+func TestLog_FailedCheckpointKeepsTheLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := boltstate.Open(path, &boltstate.Options{CheckpointBytes: 1 << 30, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put := func(v string) error {
+		return st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte(v)) })
+	}
+	if err := put("first"); err != nil {
+		t.Fatal(err)
+	}
+	st.DB.Close()
+	first := st.Checkpoint(ctx)
+	if !errors.Is(first, bbolt.ErrDatabaseNotOpen) {
+		t.Fatalf("checkpoint of a closed file = %v, want bbolt.ErrDatabaseNotOpen", first)
+	}
+	if err := put("second"); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		t.Errorf("a write after the failed checkpoint = %v, want its error", err)
+	}
+	if err := st.Checkpoint(ctx); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		t.Errorf("a checkpoint after the failed one = %v, want its error", err)
+	}
+	if err := st.Close(); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		t.Errorf("Close after the failed checkpoint = %v, want its error", err)
+	}
+	if got, _ := valueOfK(t, path); got != "first" {
+		t.Errorf("b/k reopened = %q, want %q (the acknowledged write, replayed from the log)", got, "first")
+	}
+}
