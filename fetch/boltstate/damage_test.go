@@ -22,6 +22,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
+	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/robots"
 )
 
@@ -443,15 +444,7 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 		{32, hwm, "meta page 0: root or freelist page beyond the high-water mark"},
 	} {
 		bad := bytes.Clone(good)
-		m := bad[16 : 16+64] // meta page 0, after its page header
-		if c.field == 8 {
-			binary.NativeEndian.PutUint32(m[8:], uint32(c.value))
-		} else {
-			binary.NativeEndian.PutUint64(m[c.field:], c.value)
-		}
-		h := fnv.New64a()
-		h.Write(m[:56])
-		binary.NativeEndian.PutUint64(m[56:], h.Sum64())
+		setMeta(bad, 0, c.field, c.value)
 		p := filepath.Join(t.TempDir(), "m.db")
 		os.WriteFile(p, bad, 0o600)
 		var ce *boltstate.CorruptError
@@ -459,6 +452,114 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 			t.Errorf("meta field %d = %d: Check = %v, want the reason %q", c.field, c.value, err, c.want)
 		}
 	}
+}
+
+// setMeta sets a field of meta page n (0 or 1, of 4 KiB pages) of a bbolt
+// file's bytes, at its offset in the meta (after the page header): a u32
+// at 4 (version) and 8 (page size), a u64 elsewhere; the meta's checksum
+// is made to match.
+func setMeta(data []byte, n, field int, value uint64) {
+	m := data[n*4096+16 : n*4096+16+64]
+	if field == 4 || field == 8 {
+		binary.NativeEndian.PutUint32(m[field:], uint32(value))
+	} else {
+		binary.NativeEndian.PutUint64(m[field:], value)
+	}
+	h := fnv.New64a()
+	h.Write(m[:56])
+	binary.NativeEndian.PutUint64(m[56:], h.Sum64())
+}
+
+// What Check does not catch, bbolt's own checks and a fault while it reads
+// do (OpenDB's second line, here reached with Check left out): the file is
+// corrupt, moved aside, a fresh one opened, and the damaged one's
+// descriptor closed. With Check, both files are refused before bbolt reads
+// them.
+func TestDamage_BehindTheCheck(t *testing.T) {
+	good, err := os.ReadFile(goodFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name         string
+		field        int
+		value        uint64
+		reason       string
+		checksReason string
+	}{
+		{"both metas of a later version", 4, 9, "bbolt refused it", "meta page 0: unknown format version 9"},
+		{"both metas name a freelist page far past the file", 32, 1 << 40, "bbolt failed reading it", "meta page 0: root or freelist page beyond the high-water mark"},
+	} {
+		bad := bytes.Clone(good)
+		setMeta(bad, 0, c.field, c.value)
+		setMeta(bad, 1, c.field, c.value)
+		var ce *boltstate.CorruptError
+		p := filepath.Join(t.TempDir(), "m.db")
+		os.WriteFile(p, bad, 0o600)
+		if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != c.checksReason {
+			t.Errorf("%s: Check = %v, want the reason %q", c.name, err, c.checksReason)
+		}
+		fds := openFiles(t)
+		for i := range 5 {
+			p := filepath.Join(t.TempDir(), "m.db")
+			os.WriteFile(p, bad, 0o600)
+			var logs bytes.Buffer
+			db, err := boltstate.OpenDBUnchecked(p, slog.New(slog.NewTextHandler(&logs, nil)))
+			if err != nil {
+				t.Fatalf("%s: OpenDB = %v, want a fresh file in its place", c.name, err)
+			}
+			db.Close()
+			kept, _ := filepath.Glob(p + ".corrupt-*")
+			if len(kept) != 1 || !strings.Contains(logs.String(), c.reason) {
+				t.Fatalf("%s: kept aside %v, logged %q; want one copy and the reason %q", c.name, kept, logs.String(), c.reason)
+			}
+			if saved, _ := os.ReadFile(kept[0]); !bytes.Equal(saved, bad) && i == 0 {
+				t.Errorf("%s: the copy kept aside differs from the damaged file", c.name)
+			}
+		}
+		if now := openFiles(t); now > fds {
+			t.Errorf("%s: %d files open after 5 opens, %d before: the damaged files' descriptors leak", c.name, now, fds)
+		}
+	}
+}
+
+// A state file that cannot be opened for another reason than its content
+// (a directory in its place, a directory that does not exist) is an
+// error that is not ErrCorrupt, and nothing is moved aside or created:
+// only damage replaces a file with a fresh one.
+func TestOpenDB_NotDamageLeftInPlace(t *testing.T) {
+	dir := t.TempDir()
+	isDir := filepath.Join(dir, "state.db")
+	if err := os.Mkdir(isDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{isDir, filepath.Join(dir, "missing", "state.db")} {
+		var logs bytes.Buffer
+		db, err := boltstate.OpenDB(path, &boltstate.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err == nil {
+			db.Close()
+			t.Fatalf("%s: opened", path)
+		}
+		if errors.Is(err, boltstate.ErrCorrupt) || logs.Len() > 0 {
+			t.Errorf("%s: OpenDB = %v, logged %q; want an error that is not ErrCorrupt, and no warning", path, err, logs.String())
+		}
+	}
+	if fi, err := os.Stat(isDir); err != nil || !fi.IsDir() {
+		t.Errorf("the directory in the state file's place is gone: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("the directory holds %d entries after the opens, want only the one it had", len(left))
+	}
+}
+
+// openFiles is the number of this process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		testenv.Missing(t, "no /proc/self/fd to count open files: %v", err)
+	}
+	return len(fds)
 }
 
 // treeFile writes a bbolt file with one bucket large enough for a branch

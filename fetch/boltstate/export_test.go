@@ -1,5 +1,11 @@
 package boltstate
 
+import (
+	"log/slog"
+
+	"go.etcd.io/bbolt"
+)
+
 // SetAfterRead makes g's Add run f between its read of the file and its
 // claim (nil: nothing).
 func SetAfterRead(g *Stage, f func()) { g.afterRead = f }
@@ -83,3 +89,9 @@ func OpenBetweenResets(path string, f func()) (*State, error) {
 // SetBeforeSync makes st's log flushes run f between their write and their
 // sync.
 func SetBeforeSync(st *State, f func()) { st.w.beforeSync = f }
+
+// OpenDBUnchecked is OpenDB without Check before bbolt reads the file: what
+// bbolt itself refuses, or faults on, is then met by OpenDB's second line.
+func OpenDBUnchecked(path string, logger *slog.Logger) (*bbolt.DB, error) {
+	return OpenDB(path, &Options{Logger: logger, unchecked: true})
+}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
@@ -1290,16 +1291,16 @@ func TestLog_FailedCheckpointKeepsTheLog(t *testing.T) {
 	}
 	st.DB.Close()
 	first := st.Checkpoint(ctx)
-	if !errors.Is(first, bbolt.ErrDatabaseNotOpen) {
-		t.Fatalf("checkpoint of a closed file = %v, want bbolt.ErrDatabaseNotOpen", first)
+	if !errors.Is(first, berrors.ErrDatabaseNotOpen) {
+		t.Fatalf("checkpoint of a closed file = %v, want berrors.ErrDatabaseNotOpen", first)
 	}
-	if err := put("second"); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+	if err := put("second"); !errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		t.Errorf("a write after the failed checkpoint = %v, want its error", err)
 	}
-	if err := st.Checkpoint(ctx); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+	if err := st.Checkpoint(ctx); !errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		t.Errorf("a checkpoint after the failed one = %v, want its error", err)
 	}
-	if err := st.Close(); !errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+	if err := st.Close(); !errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		t.Errorf("Close after the failed checkpoint = %v, want its error", err)
 	}
 	if got, _ := valueOfK(t, path); got != "first" {
