@@ -456,14 +456,18 @@ func TestDamage_MetaFieldsBounded(t *testing.T) {
 
 // setMeta sets a field of meta page n (0 or 1, of 4 KiB pages) of a bbolt
 // file's bytes, at its offset in the meta (after the page header): a u32
-// at 4 (version) and 8 (page size), a u64 elsewhere; the meta's checksum
-// is made to match.
+// at 0 (magic), 4 (version) and 8 (page size), a u64 elsewhere; the meta's
+// checksum is made to match. Field 56 is the checksum: it is made wrong.
 func setMeta(data []byte, n, field int, value uint64) {
 	m := data[n*4096+16 : n*4096+16+64]
-	if field == 4 || field == 8 {
+	if field == 0 || field == 4 || field == 8 {
 		binary.NativeEndian.PutUint32(m[field:], uint32(value))
 	} else {
 		binary.NativeEndian.PutUint64(m[field:], value)
+	}
+	if field == 56 { // the checksum itself: made not to match
+		binary.NativeEndian.PutUint64(m[56:], binary.NativeEndian.Uint64(m[56:])^1)
+		return
 	}
 	h := fnv.New64a()
 	h.Write(m[:56])
@@ -487,7 +491,9 @@ func TestDamage_BehindTheCheck(t *testing.T) {
 		reason       string
 		checksReason string
 	}{
+		{"both metas of another format (magic)", 0, 0xdeadbeef, "bbolt refused it", "meta page 0: bad magic number"},
 		{"both metas of a later version", 4, 9, "bbolt refused it", "meta page 0: unknown format version 9"},
+		{"both metas' checksums wrong", 56, 0, "bbolt refused it", "meta page 0: checksum mismatch"},
 		{"both metas name a freelist page far past the file", 32, 1 << 40, "bbolt failed reading it", "meta page 0: root or freelist page beyond the high-water mark"},
 	} {
 		bad := bytes.Clone(good)

@@ -725,6 +725,46 @@ func TestLog_SecondStateRefused(t *testing.T) {
 	}
 }
 
+// A file another State holds is refused with ErrLocked once the lock
+// timeout has passed: one second by default, else Options.LockTimeout;
+// the same for the log's lock, taken by New over an open file.
+func TestOpenDB_LockTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	held, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	openDB := func(o *boltstate.Options) func() error {
+		return func() error {
+			db, err := boltstate.OpenDB(path, o)
+			if err == nil {
+				db.Close()
+			}
+			return err
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		open func() error
+		want time.Duration
+	}{
+		{"OpenDB, nil Options", openDB(nil), time.Second},
+		{"OpenDB, zero Options", openDB(&boltstate.Options{}), time.Second},
+		{"OpenDB, LockTimeout 3s", openDB(&boltstate.Options{LockTimeout: 3 * time.Second}), 3 * time.Second},
+		{"New over the held file's DB", func() error { _, err := boltstate.New(held.DB); return err }, time.Second},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			err := tt.open()
+			waited := time.Since(start)
+			if !errors.Is(err, boltstate.ErrLocked) || waited < tt.want || waited > tt.want+100*time.Millisecond {
+				t.Errorf("%s: %v after %v, want ErrLocked after %v", tt.name, err, waited, tt.want)
+			}
+		})
+	}
+}
+
 // The layers stay bounded: with a 4 KiB checkpoint threshold, 5,000
 // writes of 100 bytes never hold more than two thresholds and a write of
 // each writer beyond each in memory, the file takes the writes as they go (checkpoints happen), and
