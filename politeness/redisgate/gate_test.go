@@ -1,9 +1,11 @@
 package redisgate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -236,7 +238,8 @@ func TestGate_C7_UnreachableFailsClosed(t *testing.T) {
 func TestGate_BadStateAndClose(t *testing.T) {
 	c := newClient(t, needRedis(t))
 	prefix := testPrefix()
-	g := newTestGate(t, c, prefix, nil)
+	var logs lockedBuffer
+	g := newTestGate(t, c, prefix, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	const host = "http://garbled.test:80"
 	if err := c.Set(ctx, g.stateKey(host), "{not json", 0).Err(); err != nil {
@@ -247,6 +250,9 @@ func TestGate_BadStateAndClose(t *testing.T) {
 	}
 	if n, _ := c.Exists(ctx, g.leaseKey(host)).Result(); n != 0 {
 		t.Error("lease kept after a bad State")
+	}
+	if s := logs.String(); strings.Contains(s, "failed") {
+		t.Errorf("the release after a bad State worked, yet logged:\n%s", s)
 	}
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
@@ -370,6 +376,27 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 		t.Errorf("sleeping 800ms until NotBefore took %d commands, want 2 (take, re-read)", n)
 	}
 	_ = l.Release(politeness.State{})
+
+	// A free host with another process's waiter ahead: the waiter behind
+	// sleeps until woken (or MaxWait), it does not poll.
+	const queued = "http://queued.test:80"
+	ahead := newTestGate(t, newClient(t, addr), prefix, nil)
+	l, err = ahead.Acquire(ctx, queued, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Release(politeness.State{})
+	rdb := newClient(t, addr)
+	queueTicket(t, rdb, ahead, queued, "ahead", rdb.Time(ctx).Val())
+	h.n.Store(0)
+	short, cancel := context.WithTimeout(ctx, 800*time.Millisecond)
+	defer cancel()
+	if _, err := waiter.Acquire(short, queued, proceed); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiter behind another process's turn: %v", err)
+	}
+	if n := h.n.Load(); n > 2 {
+		t.Errorf("waiting 800ms behind another process's turn took %d commands, want 2 (look, leave): polling", n)
+	}
 }
 
 // cancelHook makes the next command look interrupted: it runs, then its
@@ -473,5 +500,194 @@ func TestGate_D10_ProcessesServedInArrivalOrder(t *testing.T) {
 	wg.Wait()
 	if got := strings.Join(order, " "); got != "b1 a1 a2" {
 		t.Errorf("served %s, want b1 a1 a2 (b waited first)", got)
+	}
+}
+
+// Zero options take the documented defaults; a tiny LeaseTTL is raised to
+// 3ms (renewals every TTL/3) and OpTimeout is at most half the TTL.
+func TestGate_NewDefaults(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  *Options
+		ttl   time.Duration
+		fence time.Duration
+		wait  time.Duration
+		opTO  time.Duration
+	}{
+		{name: "nil", opts: nil, ttl: 10 * time.Second, fence: 10*time.Second + time.Minute, wait: 2 * time.Second, opTO: 5 * time.Second},
+		{name: "zero", opts: &Options{}, ttl: 10 * time.Second, fence: 10*time.Second + time.Minute, wait: 2 * time.Second, opTO: 5 * time.Second},
+		{name: "negative", opts: &Options{LeaseTTL: -1, Fence: -1, MaxWait: -1, OpTimeout: -1},
+			ttl: 10 * time.Second, fence: -1, wait: 2 * time.Second, opTO: 5 * time.Second},
+		{name: "tiny TTL", opts: &Options{LeaseTTL: time.Millisecond}, ttl: 3 * time.Millisecond,
+			fence: 3*time.Millisecond + time.Minute, wait: 2 * time.Second, opTO: 1500 * time.Microsecond},
+		{name: "set", opts: &Options{Prefix: "p:", LeaseTTL: time.Second, Fence: time.Hour, MaxWait: time.Minute, OpTimeout: 100 * time.Millisecond},
+			ttl: time.Second, fence: time.Hour, wait: time.Minute, opTO: 100 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := New(nil, c.opts)
+			wantPrefix := "{goodbot:politeness}:"
+			if c.opts != nil && c.opts.Prefix != "" {
+				wantPrefix = c.opts.Prefix
+			}
+			if g.prefix != wantPrefix || g.ttl != c.ttl || g.fence != c.fence || g.wait != c.wait || g.opTO != c.opTO || g.log == nil {
+				t.Errorf("New = prefix %q ttl %v fence %v wait %v opTO %v log %v; want %q %v %v %v %v and a logger",
+					g.prefix, g.ttl, g.fence, g.wait, g.opTO, g.log, wantPrefix, c.ttl, c.fence, c.wait, c.opTO)
+			}
+		})
+	}
+}
+
+// subscribeHook is a Client whose Subscribe is sub's.
+type subscribeHook struct {
+	Client
+	sub func(ctx context.Context, channels ...string) *redis.PubSub
+}
+
+func (h *subscribeHook) Subscribe(ctx context.Context, channels ...string) *redis.PubSub {
+	return h.sub(ctx, channels...)
+}
+
+// A release between a waiter's first look and its subscription cannot be
+// heard: having subscribed, the waiter looks again at once instead of
+// sleeping until MaxWait.
+func TestGate_C3_ReleaseBeforeSubscribeNotMissed(t *testing.T) {
+	addr := needRedis(t)
+	prefix := testPrefix()
+	holder := newTestGate(t, newClient(t, addr), prefix, nil) // LeaseTTL 10s
+	ctx := context.Background()
+	const host = "http://racing.test:80"
+	l, err := holder.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, addr)
+	var once sync.Once
+	hook := &subscribeHook{Client: c, sub: func(ctx context.Context, channels ...string) *redis.PubSub {
+		once.Do(func() {
+			if err := l.Release(politeness.State{}); err != nil {
+				t.Error(err)
+			}
+		})
+		return c.Subscribe(ctx, channels...)
+	}}
+	waiter := newTestGate(t, hook, prefix, &Options{MaxWait: 10 * time.Second})
+	start := time.Now()
+	got, err := waiter.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release(politeness.State{})
+	if d := time.Since(start); d > 3*time.Second { // roomy on a busy machine; missing the release costs 10s
+		t.Errorf("waiter took %v to get a host released before it subscribed (MaxWait 10s)", d)
+	}
+}
+
+// lockedBuffer is a log destination for goroutines (the renewals).
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// A gate that works logs no warning: not for a lease renewed and touched
+// during a short wait and then released, nor for waiters that give up
+// behind a holder or behind another process's turn.
+func TestGate_QuietWhenAllIsWell(t *testing.T) {
+	addr := needRedis(t)
+	prefix := testPrefix()
+	c := newClient(t, addr)
+	var h countHook
+	c.AddHook(&h)
+	var logs lockedBuffer
+	g := newTestGate(t, c, prefix, &Options{LeaseTTL: 30 * time.Millisecond, Fence: -1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	ctx := context.Background()
+
+	const host = "http://quiet.test:80"
+	looks := 0
+	l, err := g.Acquire(ctx, host, func(politeness.State) (time.Duration, error) {
+		if looks++; looks == 1 {
+			return time.Millisecond, nil // a short wait: the lease is kept and touched
+		}
+		return 0, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if looks != 2 {
+		t.Fatalf("ready called %d times, want 2 (a short wait, then go)", looks)
+	}
+	held := h.n.Load()
+	waitUntil(t, "two renewals", func() bool { return h.n.Load() >= held+2 })
+	if err := l.Release(politeness.State{Strikes: 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	other := newTestGate(t, newClient(t, addr), prefix, nil)
+	busy, err := other.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Release(politeness.State{})
+	const queued = "http://quiet-queued.test:80"
+	queueTicket(t, c, g, queued, "ahead", c.Time(ctx).Val())
+	for _, behind := range []string{host, queued} {
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		_, err := g.Acquire(short, behind, proceed)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("waiter behind %s: %v", behind, err)
+		}
+	}
+	if s := logs.String(); s != "" {
+		t.Errorf("logged:\n%s", s)
+	}
+}
+
+// Without a subscription (Redis refuses it, the scripts still run), a
+// waiter falls back to MaxWait between looks: it does not spin.
+func TestGate_NoSubscriptionNoPolling(t *testing.T) {
+	addr := needRedis(t)
+	prefix := testPrefix()
+	holder := newTestGate(t, newClient(t, addr), prefix, nil)
+	ctx := context.Background()
+	const host = "http://unsubscribed.test:80"
+	l, err := holder.Acquire(ctx, host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(politeness.State{})
+	dead, err := redistest.FreeAddr() // nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := redis.NewClient(&redis.Options{Addr: dead, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = down.Close() })
+	c := newClient(t, addr)
+	var h countHook
+	c.AddHook(&h)
+	waiter := newTestGate(t, &subscribeHook{Client: c, sub: down.Subscribe}, prefix, &Options{MaxWait: time.Second})
+	if err := releaseScript.Load(ctx, c).Err(); err != nil { // connects, and loads the script of the leave
+		t.Fatal(err)
+	}
+	h.n.Store(0)
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if _, err := waiter.Acquire(short, host, proceed); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiter: %v", err)
+	}
+	if n := h.n.Load(); n > 2 {
+		t.Errorf("waiting 500ms without a subscription took %d commands, want 2 (look, leave): polling", n)
 	}
 }

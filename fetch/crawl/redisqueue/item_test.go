@@ -54,3 +54,26 @@ func FuzzDecodeItem(f *testing.F) {
 		}
 	})
 }
+
+// Each check of decodeItem on its own: an entry wrong in one way only is
+// refused.
+func TestItem_DecodeRefusesEachFault(t *testing.T) {
+	const site, key = "http://a.test", "http://a.test/x"
+	for _, c := range []struct{ name, raw string }{
+		{"not http", `{"u":"ftp://a.test/x","k":"http://a.test/x","s":"http://a.test"}`},
+		{"no host", `{"u":"http:///x","k":"http://a.test/x","s":"http://a.test"}`},
+		{"other key", `{"u":"http://a.test/x","k":"http://a.test/y","s":"http://a.test"}`},
+		{"other site", `{"u":"http://a.test/x","k":"http://a.test/x","s":"http://b.test"}`},
+		{"negative depth", `{"u":"http://a.test/x","k":"http://a.test/x","s":"http://a.test","d":-1}`},
+		{"negative tries", `{"u":"http://a.test/x","k":"http://a.test/x","s":"http://a.test","t":-1}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if it, err := decodeItem(site, key, c.raw); !errors.Is(err, ErrBadItem) {
+				t.Errorf("decodeItem = %+v, %v; want ErrBadItem", it, err)
+			}
+		})
+	}
+	if _, err := decodeItem(site, key, `{"u":"https://a.test/x","k":"http://a.test/x","s":"http://a.test"}`); err != nil {
+		t.Errorf("https item refused: %v", err)
+	}
+}

@@ -1,9 +1,11 @@
 package redisqueue
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -171,6 +173,82 @@ func TestQueue_OverWhenNothingQueuedOrLeased(t *testing.T) {
 	}
 	if next := mustNotLease(t, q, t0); !next.IsZero() {
 		t.Errorf("all done: next = %v; want zero", next)
+	}
+}
+
+// The crawl is over as soon as the last item is finished, even when its site
+// would be due again only later: a site with nothing queued is not due.
+func TestQueue_OverWhenLastItemFinishedWithReadyLater(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		queued  []string
+		dropped []string
+	}{
+		{name: "last item", queued: []string{"http://a.test/1"}},
+		{name: "the rest dropped", queued: []string{"http://a.test/1", "http://a.test/2"}, dropped: []string{"http://a.test/2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := newQueue(t)
+			mustAdd(t, q, items(c.queued...), 0)
+			it := mustLease(t, q, t0)
+			if _, err := q.finish(ctx, it, []string{it.Key}, c.dropped, nil, 0, false, t0.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := q.Len(ctx); n != 0 {
+				t.Fatalf("Len after the last item = %d; want 0", n)
+			}
+			if next := mustNotLease(t, q, t0); !next.IsZero() {
+				t.Errorf("next = %v; want zero (over), not the site's ready time", next.Sub(t0))
+			}
+		})
+	}
+}
+
+// A renewal extends the lease only while it is still the renewing token's:
+// a worker whose lease was taken back must not keep its successor's lease
+// alive, nor create one.
+func TestQueue_RenewOnlyOwnLease(t *testing.T) {
+	ctx := context.Background()
+	const site, before, after = "http://a.test", 1000, 5000
+	for _, c := range []struct {
+		name   string
+		holder string // token in the held hash ("" none)
+		want   int64
+		expiry float64 // score in leases afterwards (0: none)
+	}{
+		{name: "ours", holder: "mine", want: 1, expiry: after},
+		{name: "taken back by another", holder: "other", want: 0, expiry: before},
+		{name: "not held", want: 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rdb := needRedis(t)
+			q := open(t, rdb, crawlName())
+			if c.holder != "" {
+				if err := rdb.HSet(ctx, q.Prefix()+"held", site, c.holder+"\nhttp://a.test/1").Err(); err != nil {
+					t.Fatal(err)
+				}
+				if err := rdb.ZAdd(ctx, q.Prefix()+"leases", redis.Z{Score: before, Member: site}).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := renewScript.Run(ctx, rdb, q.keys, q.prefix, site, "mine", after).Int64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != c.want {
+				t.Errorf("renew = %d; want %d", res, c.want)
+			}
+			got, err := rdb.ZScore(ctx, q.Prefix()+"leases", site).Result()
+			if errors.Is(err, redis.Nil) {
+				got = 0
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.expiry {
+				t.Errorf("lease expiry after renew = %v; want %v", got, c.expiry)
+			}
+		})
 	}
 }
 
@@ -527,6 +605,50 @@ func TestQueue_LiveLeaseIsRenewed(t *testing.T) {
 	if err := holder.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{}); !errors.Is(err, ErrClosed) && !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("Finish after Close: %v; want ErrClosed or ErrLeaseLost", err)
 	}
+	if _, err := holder.Len(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("Len after Close: %v; want ErrClosed", err)
+	}
+}
+
+// When to ask again after getting nothing: the sooner of the first due time
+// and the first lease expiry (-1: none), zero when neither (over).
+func TestQueue_NextTime(t *testing.T) {
+	for _, c := range []struct {
+		due, exp int64
+		want     time.Time
+	}{
+		{-1, -1, time.Time{}},
+		{5, -1, time.UnixMilli(5)},
+		{-1, 7, time.UnixMilli(7)},
+		{5, 7, time.UnixMilli(5)},
+		{9, 7, time.UnixMilli(7)},
+		{7, 7, time.UnixMilli(7)},
+	} {
+		if got := nextTime(c.due, c.exp); !got.Equal(c.want) {
+			t.Errorf("nextTime(%d, %d) = %v; want %v", c.due, c.exp, got, c.want)
+		}
+	}
+}
+
+// A zero TTL means the default one, for leases as for fetch claims.
+func TestQueue_ZeroTTLIsDefault(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	q := open(t, c, crawlName())
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	it, _, ok, err := q.Lease(ctx, t0, 0)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if exp, err := c.ZScore(ctx, q.Prefix()+"leases", it.Site).Result(); err != nil || int64(exp) != t0.Add(crawl.DefaultLeaseTTL).UnixMilli() {
+		t.Errorf("lease expiry %v ms after the lease, %v; want the default TTL %v", int64(exp)-t0.UnixMilli(), err, crawl.DefaultLeaseTTL)
+	}
+	if ok, err := q.Fetched(0).Add(ctx, it.Key); !ok || err != nil {
+		t.Fatal("claim:", ok, err)
+	}
+	if left := c.PTTL(ctx, q.Prefix()+"claim:"+it.Key).Val(); left <= crawl.DefaultLeaseTTL-time.Minute {
+		t.Errorf("claim TTL %v; want the default %v", left, crawl.DefaultLeaseTTL)
+	}
 }
 
 func mustLeaseTTL(t *testing.T, q *Queue, now time.Time, ttl time.Duration) crawl.Item {
@@ -552,5 +674,44 @@ func TestQueue_OwnerInLeases(t *testing.T) {
 	}
 	if err := q.Finish(context.Background(), it, crawl.Step{Done: []string{it.Key}}, time.Time{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A lease renewed and then finished is forgotten, its renewals ended,
+// without a word in the log.
+func TestQueue_FinishedLeaseIsForgotten(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	h := &rtHook{}
+	c.AddHook(h)
+	var logs bytes.Buffer // read after Close, which waits for the renewals
+	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	t.Cleanup(func() { _ = q.Close() })
+	mustAdd(t, q, items("http://a.test/1", "http://a.test/2"), 0)
+	it, _, ok, err := q.Lease(ctx, time.Now(), 30*time.Millisecond)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	leased := h.n.Load()
+	for deadline := time.Now().Add(5 * time.Second); h.n.Load() < leased+2; {
+		if time.Now().After(deadline) {
+			t.Fatal("no two renewals within 5s")
+		}
+		time.Sleep(time.Millisecond) // polling for the renewals
+	}
+	if err := q.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	n := len(q.leases)
+	q.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d leases remembered after the Finish; want none", n)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged:\n%s", logs.String())
 	}
 }
