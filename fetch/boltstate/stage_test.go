@@ -161,3 +161,94 @@ func TestStage_AddAfterACommitDuringItsRead(t *testing.T) {
 		t.Error("Add claimed a URL another Add claimed and committed during its read: fetched twice")
 	}
 }
+
+// Remove drops a URL's mark whether it is staged or committed (the next Add
+// claims it again, and so does a State opened later); removing a URL never
+// marked is no error and writes nothing.
+func TestStage_Remove(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bot.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	g := st.Stage()
+	const staged, committed, kept, never = "http://a.test/staged", "http://a.test/committed", "http://a.test/kept", "http://a.test/never"
+	for _, u := range []string{staged, committed, kept} {
+		if added, err := g.Add(ctx, u); !added || err != nil {
+			t.Fatalf("Add(%s) = %v, %v; want a new URL", u, added, err)
+		}
+	}
+	if err := g.Commit(ctx, []string{committed, kept}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{staged, committed, never} {
+		syncs := boltstate.LogSyncs(st)
+		if err := g.Remove(ctx, u); err != nil {
+			t.Fatalf("Remove(%s) = %v", u, err)
+		}
+		if wrote := boltstate.LogSyncs(st) > syncs; wrote != (u == committed) {
+			t.Errorf("Remove(%s) wrote to the log: %v; want a write only for the committed mark", u, wrote)
+		}
+	}
+	for _, tt := range []struct {
+		url  string
+		want bool
+	}{{staged, false}, {committed, false}, {kept, true}, {never, false}} {
+		if has, err := g.Has(ctx, tt.url); has != tt.want || err != nil {
+			t.Errorf("Has(%s) after the removals = %v, %v; want %v", tt.url, has, err, tt.want)
+		}
+	}
+	if added, err := g.Add(ctx, committed); !added || err != nil {
+		t.Errorf("Add(%s) after its Remove = %v, %v; want it claimed again", committed, added, err)
+	}
+	st.Close()
+	st, err = boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, tt := range []struct {
+		url  string
+		want bool
+	}{{committed, false}, {kept, true}} {
+		if has, err := st.Stage().Has(ctx, tt.url); has != tt.want || err != nil {
+			t.Errorf("reopened: Has(%s) = %v, %v; want %v", tt.url, has, err, tt.want)
+		}
+	}
+}
+
+// A validator saved again while the commit of the one before is writing
+// stays staged: Load answers the newer, and the next Commit writes it.
+func TestStage_ValidatorSavedDuringItsCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bot.db")
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	g := st.Stage()
+	const u = "http://a.test/page"
+	older, newer := fetch.Validator{ETag: `"1"`}, fetch.Validator{ETag: `"2"`}
+	if err := g.Save(ctx, u, older); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(ctx, []string{u}, func(*boltstate.Tx) error { return g.Save(ctx, u, newer) }); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := g.Load(ctx, u); v != newer || !ok || err != nil {
+		t.Fatalf("Load after the commit = %+v, %v, %v; want the newer %+v", v, ok, err, newer)
+	}
+	if err := g.Commit(ctx, []string{u}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if v, ok, err := st.Validators.Load(ctx, u); v != newer || !ok || err != nil {
+		t.Errorf("reopened: Load = %+v, %v, %v; want the newer %+v", v, ok, err, newer)
+	}
+}
