@@ -1,18 +1,24 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 )
 
-// memJournal is a MemoryJournal that also keeps every step.
+// memJournal is a MemoryJournal that also keeps every step, and fails
+// every Record with fail when it is set.
 type memJournal struct {
 	MemoryJournal
 	mu    sync.Mutex
 	steps []Step
+	fail  error
 }
 
 func newMemJournal() *memJournal { return &memJournal{} }
@@ -20,7 +26,11 @@ func newMemJournal() *memJournal { return &memJournal{} }
 func (j *memJournal) Record(ctx context.Context, s Step) error {
 	j.mu.Lock()
 	j.steps = append(j.steps, s)
+	fail := j.fail
 	j.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
 	return j.MemoryJournal.Record(ctx, s)
 }
 
@@ -78,5 +88,155 @@ func TestCrawler_InterruptedItemResumes(t *testing.T) {
 	}
 	if !j.done["http://a.test/0"] || j.done["http://a.test/1"] {
 		t.Errorf("done %v", j.done)
+	}
+}
+
+// An outcome the Queue fails to record (its Journal fails) is logged, with
+// the page's URL, and the crawl goes on in memory.
+func TestCrawler_FinishFailureIsLogged(t *testing.T) {
+	j := newMemJournal()
+	j.fail = errors.New("disk full")
+	f := &Frontier{Journal: j}
+	f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1")}, "seed")
+	var logged bytes.Buffer
+	c := &Crawler{Frontier: f, Log: slog.New(slog.NewTextHandler(&logged, nil)),
+		Get: func(context.Context, Item) Page { return Page{Outcome: "ok"} }}
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c.Done() != 2 || f.Len() != 0 {
+		t.Fatalf("%d pages fetched, %d left; want 2, 0", c.Done(), f.Len())
+	}
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("log %q; want one error per outcome not recorded", lines)
+	}
+	for i, line := range lines {
+		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, fmt.Sprintf("url=http://a.test/%d", i)) || !strings.Contains(line, "disk full") {
+			t.Errorf("log line %q; want the error of a.test/%d's outcome", line, i)
+		}
+	}
+}
+
+// Retry and Drop record their change in the Journal: a new frontier
+// resumes the retried item last, with its try counted, and not the
+// dropped site's items.
+func TestFrontier_RetryAndDropAreJournaled(t *testing.T) {
+	j := newMemJournal()
+	f := &Frontier{Journal: j}
+	f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://b.test/0")}, "seed")
+	it, ok := f.Next("http://a.test")
+	if !ok || !f.Retry(it) {
+		t.Fatalf("Next = %v, %v; want a.test/0, retried", it.Key, ok)
+	}
+	if n := f.Drop("http://b.test"); n != 1 {
+		t.Fatalf("Drop = %d; want 1", n)
+	}
+	next := &Frontier{Journal: j}
+	if n, err := next.Resume(context.Background()); err != nil || n != 2 {
+		t.Fatalf("Resume = %d, %v; want 2 (a.test/1 and the retry)", n, err)
+	}
+	var got []string
+	for it, ok := next.Next("http://a.test"); ok; it, ok = next.Next("http://a.test") {
+		got = append(got, fmt.Sprintf("%s tries %d", it.Key, it.Tries))
+	}
+	if want := "[http://a.test/1 tries 0 http://a.test/0 tries 1]"; fmt.Sprint(got) != want {
+		t.Errorf("resumed %v; want %s", got, want)
+	}
+	if sites := next.Sites(); len(sites) != 0 {
+		t.Errorf("sites %v left; want none (b.test was dropped)", sites)
+	}
+}
+
+// Resume skips the journal's items whose key the frontier has seen (here
+// marked before it) and queues the rest.
+func TestFrontier_ResumeSkipsSeenKeys(t *testing.T) {
+	j := newMemJournal()
+	first := &Frontier{Journal: j}
+	first.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2")}, "seed")
+	next := &Frontier{Journal: j}
+	next.MarkSeen(u("http://a.test/1"))
+	if _, err := next.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for it, ok := next.Next("http://a.test"); ok; it, ok = next.Next("http://a.test") {
+		got = append(got, it.Key)
+	}
+	if want := "[http://a.test/0 http://a.test/2]"; fmt.Sprint(got) != want {
+		t.Errorf("queued %v; want %s", got, want)
+	}
+}
+
+// Err reports the first error the Journal returned to Add (later ones do
+// not replace it); the items stay queued in memory.
+func TestFrontier_ErrIsTheFirstJournalError(t *testing.T) {
+	j := newMemJournal()
+	f := &Frontier{Journal: j}
+	if !f.Add(u("http://a.test/0"), 0, "seed") || f.Err() != nil {
+		t.Fatalf("Add with a working journal: Err = %v; want nil", f.Err())
+	}
+	first, second := errors.New("disk full"), errors.New("disk gone")
+	for _, fail := range []error{first, second} {
+		j.fail = fail
+		if !f.Add(u("http://a.test/"+fail.Error()), 0, "seed") {
+			t.Fatalf("Add refused while the journal fails with %v", fail)
+		}
+	}
+	if err := f.Err(); !errors.Is(err, first) {
+		t.Errorf("Err = %v; want the first journal error, %v", err, first)
+	}
+	if f.Len() != 3 {
+		t.Errorf("Len %d; want 3 (queued in memory)", f.Len())
+	}
+}
+
+// With a Journal, a link whose outcome an earlier run recorded is not
+// queued, and is marked seen without counting against the site's cap.
+func TestFrontier_LinksDoneInAnEarlierRun(t *testing.T) {
+	j := newMemJournal()
+	if err := j.Record(context.Background(), Step{Done: []string{"http://a.test/old"}}); err != nil {
+		t.Fatal(err)
+	}
+	f := &Frontier{Journal: j, MaxPerSite: 2}
+	body := []byte(`<a href="/old">old</a> <a href="/1">1</a> <a href="/2">2</a>`)
+	if n := f.AddLinks(u("http://a.test/"), body, 1, "http://a.test"); n != 2 {
+		t.Errorf("AddLinks queued %d; want 2 (the cap, the old link not counted)", n)
+	}
+	var got []string
+	for it, ok := f.Next("http://a.test"); ok; it, ok = f.Next("http://a.test") {
+		got = append(got, it.Key)
+	}
+	if want := "[http://a.test/1 http://a.test/2]"; fmt.Sprint(got) != want {
+		t.Errorf("queued %v; want %s", got, want)
+	}
+	if !f.Seen(u("http://a.test/old")) {
+		t.Error("the link done in an earlier run is not marked seen")
+	}
+}
+
+// A page that gives up its site takes the site's items out of the journal
+// too, the page itself included, also when it asked for a retry: a new
+// frontier resumes none of them.
+func TestCrawler_StopSiteLeavesTheJournal(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		t.Run(fmt.Sprint("retry=", retry), func(t *testing.T) {
+			j := newMemJournal()
+			f := &Frontier{Journal: j}
+			f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2")}, "seed")
+			c := &Crawler{Frontier: f, Get: func(context.Context, Item) Page {
+				return Page{Outcome: "gave_up", StopSite: true, Retry: retry}
+			}}
+			if err := c.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if c.Done() != 1 || f.Len() != 0 {
+				t.Fatalf("%d fetched, %d left; want 1, 0 (the site given up)", c.Done(), f.Len())
+			}
+			next := &Frontier{Journal: j}
+			if n, err := next.Resume(context.Background()); err != nil || n != 0 {
+				t.Errorf("Resume = %d, %v; want nothing left of the site given up", n, err)
+			}
+		})
 	}
 }

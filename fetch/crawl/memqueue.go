@@ -3,6 +3,7 @@ package crawl
 import (
 	"container/heap"
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -415,6 +416,9 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 	q.unlease(s, gone || again != nil)
 	if step.DropSite {
 		out.Dropped = append(out.Dropped[:len(out.Dropped):len(out.Dropped)], q.drop(s)...)
+		if !slices.Contains(step.Done, it.Key) && !slices.Contains(step.Dropped, it.Key) {
+			out.Dropped = append(out.Dropped, it.Key) // retried or not named: it leaves with its site
+		}
 	} else if len(step.Dropped) > 0 {
 		q.dropKeys(s, step.Dropped)
 	}

@@ -2,21 +2,32 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 )
 
 // popSpill is a Spill in memory that records each Pop: the items asked
-// for, the items the site had in the Spill and the items returned.
+// for, the items the site had in the Spill and the items returned. With
+// fail set, Push fails with it.
 type popSpill struct {
 	*mapSpill
 	pops []spillPop
+	fail error
 }
 
 type spillPop struct {
 	site              string
 	asked, had, given int
+}
+
+func (p *popSpill) Push(ctx context.Context, site string, items []Item) error {
+	if p.fail != nil {
+		return p.fail
+	}
+	return p.mapSpill.Push(ctx, site, items)
 }
 
 func (p *popSpill) Pop(ctx context.Context, site string, n int) ([]Item, error) {
@@ -165,25 +176,31 @@ func TestMemQueue_DroppedWhileSpilled(t *testing.T) {
 	const site = "http://a.test"
 	key := func(i int) string { return fmt.Sprintf("%s/%d", site, i) }
 	for _, tc := range []struct {
-		name string
-		step func(it Item) Step
-		want []string // the keys leased after a/0, in order
+		name     string
+		maxInMem int
+		step     func(it Item) Step
+		want     []string // the keys leased after a/0, in order
 	}{
-		{"spilled key dropped", func(it Item) Step {
+		{"spilled key dropped", 1, func(it Item) Step {
 			return Step{Done: []string{it.Key}, Dropped: []string{key(2), key(4)}}
 		}, []string{key(1), key(3)}},
-		{"unknown key dropped", func(it Item) Step {
+		{"unknown key dropped", 1, func(it Item) Step {
 			return Step{Done: []string{it.Key}, Dropped: []string{"http://a.test/none"}}
 		}, []string{key(1), key(2), key(3), key(4)}},
-		{"dropped and retried", func(it Item) Step {
+		{"dropped and retried", 1, func(it Item) Step {
 			again := it
 			again.Tries++
 			return Step{Dropped: []string{it.Key, key(3)}, Queued: []Item{again}}
 		}, []string{key(1), key(2), key(4), key(0)}},
+		// a/2 and a/3 come back in one batch of 2: the rest of the batch
+		// is kept.
+		{"dropped key heads a batch", 2, func(it Item) Step {
+			return Step{Done: []string{it.Key}, Dropped: []string{key(2)}}
+		}, []string{key(1), key(3), key(4)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sp := &popSpill{mapSpill: newMapSpill()}
-			q := newMemQueue(nil, sp, 1, memSeen{})
+			q := newMemQueue(nil, sp, tc.maxInMem, memSeen{})
 			var its []Item
 			for i := range 5 {
 				its = append(its, Item{URL: u(key(i)), Key: key(i), Site: site})
@@ -220,5 +237,242 @@ func TestMemQueue_DroppedWhileSpilled(t *testing.T) {
 				t.Errorf("Len %d, %d in memory after the drain; want 0, 0", n, q.inMem)
 			}
 		})
+	}
+}
+
+// One Add or Mark of many items takes each on its own: a capped or seen
+// item does not stop the items after it.
+func TestMemQueue_ManyItemsPerCall(t *testing.T) {
+	ctx := context.Background()
+	q := NewMemoryQueue()
+	item := func(raw string) Item { return Item{URL: u(raw), Key: raw, Site: Site(u(raw))} }
+	added, err := q.Add(ctx, []Item{item("http://a.test/0"), item("http://a.test/1"), item("http://b.test/0")}, 1)
+	if err != nil || fmt.Sprint(keysOf(added)) != "[http://a.test/0 http://b.test/0]" {
+		t.Fatalf("Add under a cap of 1 = %v, %v; want a.test/0 and b.test/0", keysOf(added), err)
+	}
+	if err := q.Mark(ctx, true, item("http://a.test/0"), item("http://c.test/0"), item("http://c.test/1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"http://c.test/0", "http://c.test/1"} {
+		if seen, _ := q.Seen(ctx, key); !seen {
+			t.Errorf("%s, marked after a key seen before, is not seen", key)
+		}
+	}
+	if added, _ := q.Add(ctx, []Item{item("http://c.test/2")}, 2); len(added) != 0 {
+		t.Errorf("Add on c.test under a cap of 2 = %v; want none (two marked counted)", keysOf(added))
+	}
+}
+
+func keysOf(its []Item) []string {
+	var out []string
+	for _, it := range its {
+		out = append(out, it.Key)
+	}
+	return out
+}
+
+// A call whose ctx is done returns ctx's error and nothing else: no item
+// leased, no key seen, nothing marked, no lease ended.
+func TestMemQueue_CanceledCallsDoNothing(t *testing.T) {
+	ctx := context.Background()
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	q := NewMemoryQueue()
+	a := Item{URL: u("http://a.test/0"), Key: "http://a.test/0", Site: "http://a.test"}
+	if _, err := q.Add(ctx, []Item{a}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if it, next, ok, err := q.Lease(done, time.Unix(0, 0), 0); ok || it.Key != "" || !next.IsZero() || !errors.Is(err, context.Canceled) {
+		t.Errorf("Lease = %q, %v, %v, %v; want nothing and ctx's error", it.Key, next, ok, err)
+	}
+	if seen, err := q.Seen(done, a.Key); seen || !errors.Is(err, context.Canceled) {
+		t.Errorf("Seen = %v, %v; want false and ctx's error", seen, err)
+	}
+	b := Item{Key: "http://b.test/0", Site: "http://b.test"}
+	if err := q.Mark(done, false, b); !errors.Is(err, context.Canceled) {
+		t.Errorf("Mark = %v; want ctx's error", err)
+	}
+	if seen, _ := q.Seen(ctx, b.Key); seen {
+		t.Error("a canceled Mark marked its key")
+	}
+	it, _, ok, _ := q.Lease(ctx, time.Unix(0, 0), 0)
+	if !ok {
+		t.Fatal("no lease")
+	}
+	if err := q.Finish(done, it, Step{Done: []string{it.Key}}, time.Time{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Finish = %v; want ctx's error", err)
+	}
+	if n, err := q.Len(done); n != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("Len = %d, %v; want 0 and ctx's error", n, err)
+	}
+	if err := q.Finish(ctx, it, Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+		t.Errorf("Finish after a canceled one = %v; want the lease still held", err)
+	}
+}
+
+// A site whose last items Frontier.Next or Drop took leaves the schedule,
+// even when it is the next one due: with nothing queued the crawl is over.
+func TestMemQueue_EmptiedSiteLeavesTheSchedule(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		empty func(f *Frontier)
+	}{
+		{"next", func(f *Frontier) { f.Next("http://a.test") }},
+		{"drop", func(f *Frontier) { f.Drop("http://a.test") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			f := &Frontier{}
+			f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1")}, "seed")
+			q := f.memq()
+			now := time.Unix(0, 0)
+			it, _, ok, _ := q.Lease(ctx, now, 0)
+			if !ok {
+				t.Fatal("no lease")
+			}
+			if err := q.Finish(ctx, it, Step{Done: []string{it.Key}}, now.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			tt.empty(f)
+			if f.Len() != 0 {
+				t.Fatalf("Len %d; want 0", f.Len())
+			}
+			if it, next, ok, _ := q.Lease(ctx, now, 0); ok || !next.IsZero() {
+				t.Errorf("Lease = %q, next %v; want none and the crawl over", it.Key, next.Sub(now))
+			}
+		})
+	}
+}
+
+// Items stay in memory, in order, without a Spill, with a Spill but no
+// MaxInMemory (which leaves the Spill untouched, the seen set too), or
+// when the Spill's Push fails (Err then reports the failure).
+func TestFrontier_SpillKeepsItemsInMemory(t *testing.T) {
+	broken := errors.New("spill disk gone")
+	for _, tt := range []struct {
+		name        string
+		spill       bool // the Frontier has a Spill (a SeenStore too)
+		maxInMemory int
+		fail        error // of the Spill's Push
+	}{
+		{"MaxInMemory without a Spill", false, 1, nil},
+		{"Spill without MaxInMemory", true, 0, nil},
+		{"Push fails", true, 1, broken},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sp := &popSpill{mapSpill: newMapSpill(), fail: tt.fail}
+			f := &Frontier{MaxInMemory: tt.maxInMemory}
+			if tt.spill {
+				f.Spill = sp
+			}
+			if n := f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2")}, "seed"); n != 3 {
+				t.Fatalf("AddAll = %d; want 3", n)
+			}
+			if n := f.InMemory(); n != 3 || len(sp.queues["http://a.test"]) != 0 {
+				t.Errorf("%d in memory, %d in the Spill; want 3, 0", n, len(sp.queues["http://a.test"]))
+			}
+			if tt.maxInMemory == 0 && sp.writes+sp.reads != 0 {
+				t.Errorf("%d writes, %d reads of the seen set in the Spill; want none without MaxInMemory", sp.writes, sp.reads)
+			}
+			if err := f.Err(); !errors.Is(err, tt.fail) || (tt.fail == nil) != (err == nil) {
+				t.Errorf("Err = %v; want %v", err, tt.fail)
+			}
+			var got []string
+			for it, ok := f.Next("http://a.test"); ok; it, ok = f.Next("http://a.test") {
+				got = append(got, it.URL.Path)
+			}
+			if fmt.Sprint(got) != "[/0 /1 /2]" {
+				t.Errorf("Next gave %v; want [/0 /1 /2]", got)
+			}
+		})
+	}
+}
+
+// Each lease ends at its own expiry, whatever the ttl of the others: a
+// short lease taken after a long one, and a lease that ends after another
+// was given back and taken again, are each given back when they end.
+func TestMemQueue_LeasesEndInTheirOwnTime(t *testing.T) {
+	ctx := context.Background()
+	q := NewMemoryQueue()
+	var its []Item
+	for _, raw := range []string{"http://a.test/0", "http://b.test/0", "http://c.test/0"} {
+		its = append(its, Item{URL: u(raw), Key: raw, Site: Site(u(raw))})
+	}
+	if _, err := q.Add(ctx, its, 0); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(0, 0)
+	for _, step := range []struct {
+		at, ttl time.Duration
+		want    string        // the key leased ("": none)
+		next    time.Duration // with none leased: when to ask again
+	}{
+		{0, 10 * time.Minute, "http://a.test/0", 0},
+		{0, time.Minute, "http://b.test/0", 0},
+		{30 * time.Second, time.Minute, "http://c.test/0", 0},
+		{59 * time.Second, time.Minute, "", time.Minute},      // b's lease ends first
+		{time.Minute, time.Minute, "http://b.test/0", 0},      // given back and taken again
+		{89 * time.Second, time.Minute, "", 90 * time.Second}, // then c's
+		{90 * time.Second, time.Minute, "http://c.test/0", 0}, // given back too
+		{119 * time.Second, time.Minute, "", 2 * time.Minute}, // b's second lease
+	} {
+		it, next, ok, err := q.Lease(ctx, t0.Add(step.at), step.ttl)
+		if err != nil || it.Key != step.want || ok != (step.want != "") || (!ok && !next.Equal(t0.Add(step.next))) {
+			t.Fatalf("Lease at %v = %q, next %v, %v, %v; want %q, next %v", step.at, it.Key, next.Sub(t0), ok, err, step.want, step.next)
+		}
+	}
+}
+
+// A site whose spilled items the Spill lost is skipped: Lease goes on to
+// the next site due.
+func TestMemQueue_SpillLostItems(t *testing.T) {
+	sp := &popSpill{mapSpill: newMapSpill()}
+	f := &Frontier{Spill: sp, MaxInMemory: 1}
+	f.AddAll([]*url.URL{u("http://b.test/0"), u("http://a.test/0"), u("http://a.test/1"), u("http://c.test/0")}, "seed")
+	q := f.memq()
+	ctx, now := context.Background(), time.Unix(0, 0)
+	if it, _, ok, _ := q.Lease(ctx, now, 0); !ok || it.Key != "http://b.test/0" {
+		t.Fatalf("first Lease = %q, %v; want b.test/0 (in memory)", it.Key, ok)
+	}
+	sp.mu.Lock()
+	if len(sp.queues["http://a.test"]) != 2 {
+		t.Fatalf("a.test has %d items in the Spill; want 2", len(sp.queues["http://a.test"]))
+	}
+	delete(sp.queues, "http://a.test") // lost
+	sp.mu.Unlock()
+	if it, _, ok, _ := q.Lease(ctx, now, 0); !ok || it.Key != "http://c.test/0" {
+		t.Errorf("Lease = %q, %v; want c.test/0 (a.test's items lost)", it.Key, ok)
+	}
+	if n := f.Len(); n != 2 {
+		t.Errorf("Len %d; want 2 (the two leased)", n)
+	}
+}
+
+// Finish of an item that is not the leased one of its site (a site never
+// queued, an item not leased, another item of a leased site) applies
+// nothing and returns a LeaseError; the lease held is kept.
+func TestMemQueue_FinishWithoutItsLease(t *testing.T) {
+	ctx := context.Background()
+	item := func(raw string) Item { return Item{URL: u(raw), Key: raw, Site: Site(u(raw))} }
+	q := NewMemoryQueue()
+	if _, err := q.Add(ctx, []Item{item("http://a.test/0"), item("http://a.test/1"), item("http://b.test/0")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	held, _, ok, _ := q.Lease(ctx, time.Unix(0, 0), 0)
+	if !ok || held.Key != "http://a.test/0" {
+		t.Fatalf("Lease = %q, %v; want a.test/0", held.Key, ok)
+	}
+	for _, it := range []Item{item("http://none.test/0"), item("http://b.test/0"), item("http://a.test/1")} {
+		err := q.Finish(ctx, it, Step{Done: []string{it.Key}}, time.Time{})
+		var le *LeaseError
+		if !errors.As(err, &le) || le.Site != it.Site || !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("Finish(%s) = %v; want a LeaseError for %s", it.Key, err, it.Site)
+		}
+	}
+	if n, _ := q.Len(ctx); n != 3 {
+		t.Errorf("Len %d; want 3 (nothing applied)", n)
+	}
+	if err := q.Finish(ctx, held, Step{Done: []string{held.Key}}, time.Time{}); err != nil {
+		t.Errorf("Finish of the held lease = %v", err)
 	}
 }

@@ -1,14 +1,17 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -266,12 +269,14 @@ func TestCrawler_CancelWhileWaiting(t *testing.T) {
 	})
 }
 
-// spyQueue is a Queue that records the lease times asked and can fail.
+// spyQueue is a Queue that records the lease times asked and the ready
+// time of each Finish that records an outcome, and can fail to lease.
 type spyQueue struct {
 	Queue
-	mu   sync.Mutex
-	ttls []time.Duration
-	fail error
+	mu      sync.Mutex
+	ttls    []time.Duration
+	readies []time.Time
+	fail    error
 }
 
 func (q *spyQueue) Lease(ctx context.Context, now time.Time, ttl time.Duration) (Item, time.Time, bool, error) {
@@ -283,6 +288,15 @@ func (q *spyQueue) Lease(ctx context.Context, now time.Time, ttl time.Duration) 
 		return Item{}, time.Time{}, false, fail
 	}
 	return q.Queue.Lease(ctx, now, ttl)
+}
+
+func (q *spyQueue) Finish(ctx context.Context, it Item, step Step, ready time.Time) error {
+	if len(step.Done) > 0 {
+		q.mu.Lock()
+		q.readies = append(q.readies, ready)
+		q.mu.Unlock()
+	}
+	return q.Queue.Finish(ctx, it, step, ready)
 }
 
 // With a Queue shared with other processes, items they add are seen
@@ -472,4 +486,100 @@ func TestCrawler_WorkerFreeWhileOutcomeIsRecorded(t *testing.T) {
 	if !slices.Equal(fetched, want) {
 		t.Errorf("fetched %v; want %v (a.test/2 after a.test/1's Finish)", fetched, want)
 	}
+}
+
+// A redirected page's links are read against its final URL, and the final
+// URL counts as done: a link to it later in the crawl is not leased again.
+func TestCrawler_RedirectTargetIsDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).
+			Handle("/old", fetchtest.Redirect("/dir/new", http.StatusMovedPermanently)).
+			Handle("/dir/new", fetchtest.HTML(`<a href="page">p</a>`)).
+			Handle("/dir/page", fetchtest.HTML(`<a href="/dir/new">back</a>`)).
+			Fallback(fetchtest.HTML("elsewhere"))
+		f := &Frontier{}
+		f.Add(u("http://a.test/old"), 0, "seed")
+		var mu sync.Mutex
+		var got []string
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), FollowLinks: true,
+			OnPage: func(it Item, p Page) {
+				mu.Lock()
+				got = append(got, it.URL.Path+" "+p.Outcome)
+				mu.Unlock()
+			}}
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := w.Count("a.test", "/dir/new"); n != 1 {
+			t.Fatalf("%d requests for the redirect's target; want 1", n)
+		}
+		if want := []string{"/old ok", "/dir/page ok"}; !slices.Equal(got, want) {
+			t.Errorf("items handled %v; want %v (the link resolved against the final URL, which is not leased again)", got, want)
+		}
+	})
+}
+
+// Handle sees every page fetched; an error it returns is logged, with the
+// page's URL, and the crawl goes on.
+func TestCrawler_HandleErrorIsLogged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).Fallback(fetchtest.HTML("p"))
+		f := &Frontier{}
+		f.AddAll([]*url.URL{u("http://a.test/bad"), u("http://a.test/good")}, "seed")
+		var logged bytes.Buffer
+		var handled []string
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), Parallel: 1,
+			Log: slog.New(slog.NewTextHandler(&logged, nil)),
+			Handle: func(_ context.Context, it Item, _ *fetch.Page) error {
+				handled = append(handled, it.URL.Path)
+				if it.URL.Path == "/bad" {
+					return errors.New("no room for it")
+				}
+				return nil
+			}}
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"/bad", "/good"}; !slices.Equal(handled, want) || c.Done() != 2 {
+			t.Fatalf("handled %v, %d pages; want %v, 2", handled, c.Done(), want)
+		}
+		lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], "page handler failed") ||
+			!strings.Contains(lines[0], "url=http://a.test/bad") || !strings.Contains(lines[0], "no room for it") {
+			t.Errorf("log %q; want one warning for /bad with the handler's error", lines)
+		}
+	})
+}
+
+// A page's Finish makes its site due at its next turn, as the Fetcher
+// paces it (its delay after the request), so that the site's next item is
+// leased when its turn has come.
+func TestCrawler_FinishedSiteDueAtItsNextTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("")).Fallback(fetchtest.HTML("p"))
+		q := &spyQueue{Queue: NewMemoryQueue()}
+		f := &Frontier{Queue: q}
+		f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2")}, "seed")
+		c := &Crawler{Frontier: f, Fetcher: schedFetcher(t, w, time.Second), Parallel: 1}
+		start := time.Now()
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := times(w, start)["a.test"]; !slices.Equal(got, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}) {
+			t.Fatalf("pages requested at %v; want [1s 2s 3s]", got)
+		}
+		var due []time.Duration
+		for _, r := range q.readies {
+			due = append(due, r.Sub(start))
+		}
+		if want := []time.Duration{2 * time.Second, 3 * time.Second, 4 * time.Second}; !slices.Equal(due, want) {
+			t.Errorf("the site due again at %v after its pages; want %v (a second after each)", due, want)
+		}
+	})
 }

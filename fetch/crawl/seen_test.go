@@ -270,3 +270,24 @@ func TestCrawler_SeenInStoreFetchesOnce(t *testing.T) {
 		}
 	}
 }
+
+// Of the store's failures, Err reports the first.
+func TestFrontier_SeenStoreKeepsTheFirstError(t *testing.T) {
+	sp := newMapSpill()
+	f := &Frontier{Spill: sp, MaxInMemory: 2}
+	for i := range 5 { // a.test/0 and /1 written to the store, then out of the caches
+		f.Add(u(fmt.Sprintf("http://a.test/%d", i)), 0, "seed")
+	}
+	first := errors.New("disk gone")
+	for i, fail := range []error{first, errors.New("disk gone again")} {
+		sp.mu.Lock()
+		sp.fail = fail
+		sp.mu.Unlock()
+		if !f.Add(u(fmt.Sprintf("http://a.test/%d", i)), 0, "seed") {
+			t.Fatalf("a.test/%d, which only the failing store could answer for, was refused", i)
+		}
+	}
+	if err := f.Err(); !errors.Is(err, first) {
+		t.Errorf("Err = %v; want the first failure, %v", err, first)
+	}
+}
