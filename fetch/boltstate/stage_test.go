@@ -167,10 +167,7 @@ func TestStage_AddAfterACommitDuringItsRead(t *testing.T) {
 // marked is no error and writes nothing.
 func TestStage_Remove(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bot.db")
-	st, err := boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, path)
 	ctx := context.Background()
 	g := st.Stage()
 	const staged, committed, kept, never = "http://a.test/staged", "http://a.test/committed", "http://a.test/kept", "http://a.test/never"
@@ -203,10 +200,7 @@ func TestStage_Remove(t *testing.T) {
 		t.Errorf("Add(%s) after its Remove = %v, %v; want it claimed again", committed, added, err)
 	}
 	st.Close()
-	st, err = boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openState(t, path)
 	defer st.Close()
 	for _, tt := range []struct {
 		url  string
@@ -222,10 +216,7 @@ func TestStage_Remove(t *testing.T) {
 // stays staged: Load answers the newer, and the next Commit writes it.
 func TestStage_ValidatorSavedDuringItsCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bot.db")
-	st, err := boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, path)
 	ctx := context.Background()
 	g := st.Stage()
 	const u = "http://a.test/page"
@@ -243,12 +234,19 @@ func TestStage_ValidatorSavedDuringItsCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = boltstate.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openState(t, path)
 	defer st.Close()
 	if v, ok, err := st.Validators.Load(ctx, u); v != newer || !ok || err != nil {
 		t.Errorf("reopened: Load = %+v, %v, %v; want the newer %+v", v, ok, err, newer)
 	}
+}
+
+// openState opens the state at path, failing t if it cannot.
+func openState(t *testing.T, path string) *boltstate.State {
+	t.Helper()
+	st, err := boltstate.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
