@@ -3,7 +3,6 @@ package crawl
 import (
 	"container/heap"
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -391,17 +390,18 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 	if s == nil || s.lease.Key == "" || s.lease.Key != it.Key {
 		return Step{}, &LeaseError{Site: it.Site}
 	}
-	gone := step.DropSite
+	named := false // the item is in Done (seen since it was queued) or Dropped
 	for _, k := range step.Done {
 		if k == it.Key {
-			gone = true // seen since it was queued
+			named = true
 		} else {
 			q.seen.add(k)
 		}
 	}
 	for _, k := range step.Dropped {
-		gone = gone || k == it.Key
+		named = named || k == it.Key
 	}
+	gone := step.DropSite || named
 	var fresh []Item
 	var again *Item
 	for i, n := range step.Queued {
@@ -416,7 +416,7 @@ func (q *memQueue) finish(it Item, step Step, ready time.Time) (Step, error) {
 	q.unlease(s, gone || again != nil)
 	if step.DropSite {
 		out.Dropped = append(out.Dropped[:len(out.Dropped):len(out.Dropped)], q.drop(s)...)
-		if !slices.Contains(step.Done, it.Key) && !slices.Contains(step.Dropped, it.Key) {
+		if !named {
 			out.Dropped = append(out.Dropped, it.Key) // retried or not named: it leaves with its site
 		}
 	} else if len(step.Dropped) > 0 {
