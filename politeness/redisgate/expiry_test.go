@@ -20,14 +20,12 @@ func TestGate_C3_ExpiringLeaseNotMistakenForQueue(t *testing.T) {
 	g := newTestGate(t, c, testPrefix(), &Options{Fence: -1})
 	ctx := context.Background()
 	const host = "http://edge.test:80"
-	keys := []string{g.epochKey(), g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)}
 	queued := 0
 	for range 500 { // about 4% of these hit the last millisecond
 		if err := c.Set(ctx, g.leaseKey(host), "crashed", time.Millisecond).Err(); err != nil {
 			t.Fatal(err)
 		}
-		res, err := acquireScript.Run(ctx, c, keys, "waiter", g.ttl.Milliseconds(), g.fence.Milliseconds(),
-			g.ticketLife().Milliseconds()).Slice()
+		res, err := g.acquireOnce(ctx, host, "waiter")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +38,7 @@ func TestGate_C3_ExpiringLeaseNotMistakenForQueue(t *testing.T) {
 		case 2:
 			t.Fatalf("fenced for %v: the acquire never looked at the lease", msDuration(arg))
 		}
-		if err := c.Del(ctx, keys[1:]...).Err(); err != nil {
+		if err := c.Del(ctx, g.releaseKeys(host)...).Err(); err != nil { // the host's keys
 			t.Fatal(err)
 		}
 	}

@@ -211,6 +211,19 @@ func callReady(ready func(politeness.State) (time.Duration, error), st politenes
 	return ready(st)
 }
 
+// acquireOnce runs acquireScript for token's turn at host and returns its
+// answer.
+func (g *Gate) acquireOnce(ctx context.Context, host, token string) ([]any, error) {
+	return acquireScript.Run(ctx, g.rdb,
+		[]string{g.epochKey(), g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)},
+		token, g.ttl.Milliseconds(), g.fence.Milliseconds(), g.ticketLife().Milliseconds()).Slice()
+}
+
+// releaseKeys are the KEYS of releaseScript for host.
+func (g *Gate) releaseKeys(host string) []string {
+	return []string{g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)}
+}
+
 // take waits until the caller holds host's lease in Redis and returns the
 // host's State.
 func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, error) {
@@ -218,9 +231,7 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 	defer g.unlisten(host)
 	var timer *time.Timer
 	for {
-		res, err := acquireScript.Run(ctx, g.rdb,
-			[]string{g.epochKey(), g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)},
-			token, g.ttl.Milliseconds(), g.fence.Milliseconds(), g.ticketLife().Milliseconds()).Slice()
+		res, err := g.acquireOnce(ctx, host, token)
 		if err != nil {
 			if ctx.Err() != nil || isTimeout(err) {
 				// The script may have run without its answer reaching us:
@@ -327,9 +338,7 @@ func (g *Gate) release(host, token string, next *politeness.State) error {
 			at = max(next.Expires.UnixMilli(), time.Now().Add(time.Second).UnixMilli())
 		}
 	}
-	n, err := releaseScript.Run(ctx, g.rdb,
-		[]string{g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)},
-		token, mode, body, at, g.channel(), host).Int64()
+	n, err := releaseScript.Run(ctx, g.rdb, g.releaseKeys(host), token, mode, body, at, g.channel(), host).Int64()
 	if err != nil {
 		return opError("release", host, err)
 	}

@@ -16,16 +16,10 @@ import (
 
 const scriptHost = "http://script.test:80"
 
-// acquireKeys are the KEYS of acquireScript for host.
-func (g *Gate) acquireKeys(host string) []string {
-	return []string{g.epochKey(), g.leaseKey(host), g.stateKey(host), g.queueKey(host), g.aliveKey(host)}
-}
-
 // runAcquire runs acquireScript for token as take does and returns its answer.
-func runAcquire(t *testing.T, c *redis.Client, g *Gate, token string) (int64, any) {
+func runAcquire(t *testing.T, g *Gate, token string) (int64, any) {
 	t.Helper()
-	res, err := acquireScript.Run(context.Background(), c, g.acquireKeys(scriptHost), token,
-		g.ttl.Milliseconds(), g.fence.Milliseconds(), g.ticketLife().Milliseconds()).Slice()
+	res, err := g.acquireOnce(context.Background(), scriptHost, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +72,7 @@ func TestScripts_C3_Acquire(t *testing.T) {
 			t.Fatal(err)
 		}
 		setHost(t, c, g, "", state)
-		code, arg := runAcquire(t, c, g, "mine")
+		code, arg := runAcquire(t, g, "mine")
 		if code != 1 || arg != state {
 			t.Fatalf("acquire of a lease already ours = {%d, %v}, want {1, %s}", code, arg, state)
 		}
@@ -91,7 +85,7 @@ func TestScripts_C3_Acquire(t *testing.T) {
 		g := newTestGate(t, c, testPrefix(), &Options{Fence: -1})
 		now := c.Time(ctx).Val()
 		queueTicket(t, c, g, scriptHost, "ahead", now)
-		code, arg := runAcquire(t, c, g, "behind")
+		code, arg := runAcquire(t, g, "behind")
 		if code != 0 || arg != int64(0) {
 			t.Fatalf("acquire of a free host with a waiter ahead = {%d, %v}, want {0, 0}", code, arg)
 		}
@@ -110,7 +104,7 @@ func TestScripts_C3_Acquire(t *testing.T) {
 		if err := c.Set(ctx, g.epochKey(), strconv.FormatInt(until, 10), 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		code, arg := runAcquire(t, c, g, "mine")
+		code, arg := runAcquire(t, g, "mine")
 		if left := msDuration(arg); code != 2 || left <= 50*time.Second || left > time.Minute {
 			t.Fatalf("acquire while fenced = {%d, %v}, want {2, about 1m}", code, arg)
 		}
@@ -131,7 +125,7 @@ func TestScripts_C3_Acquire(t *testing.T) {
 		// The fence runs from the server's start, not from this first look:
 		// a server up for a second has a second less of it left.
 		waitUntil(t, "the test Redis up for a second", func() bool { return uptime() >= 1 })
-		code, arg := runAcquire(t, c, g, "mine")
+		code, arg := runAcquire(t, g, "mine")
 		if left := msDuration(arg); code != 2 || left > fence-time.Second {
 			t.Fatalf("first acquire on a fresh prefix = {%d, %v}, want {2, at most %v}", code, left, fence-time.Second)
 		}
@@ -217,8 +211,7 @@ func TestScripts_C3_Release(t *testing.T) {
 			if tc.expires {
 				at = strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
 			}
-			n, err := releaseScript.Run(ctx, c,
-				[]string{g.leaseKey(scriptHost), g.stateKey(scriptHost), g.queueKey(scriptHost), g.aliveKey(scriptHost)},
+			n, err := releaseScript.Run(ctx, c, g.releaseKeys(scriptHost),
 				"mine", mode, next, at, g.channel(), scriptHost).Int64()
 			if err != nil {
 				t.Fatal(err)
