@@ -8,7 +8,9 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,9 @@ import (
 // %ceiling and pages/s are sofyabot's; sofya/lib is sofyabot's share of
 // the ceiling over the library's. SOFYA_ARGS, if set, adds flags to
 // sofyabot's command line (for example SOFYA_ARGS="-parallel 1024").
+// With GOODBOT_SOFYA_CPUPROFILE set to a directory, the measured window of
+// each crawl is CPU-profiled there (BenchmarkSofyaManyHosts_hosts2000-2-l0.prof
+// is the library's first round at 2,000 hosts, ...-s0.prof sofyabot's).
 func BenchmarkSofyaManyHosts(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) { benchSofya(b, hosts) })
@@ -125,9 +130,11 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 	done := make(chan struct{})
 	go func() { defer close(done); crawl(ctx, tr, prefix) }()
 	time.Sleep(benchWarm)
+	stopProfile := profileWindow(b, prefix)
 	before, cpu0, alloc0, start := web.Stats(b, prefix), cputime.Self(), allocated(), time.Now()
 	time.Sleep(benchWindow)
 	after, cpu1, alloc1, end := web.Stats(b, prefix), cputime.Self(), allocated(), time.Now()
+	stopProfile()
 	cancel()
 	<-done
 	tr.CloseIdleConnections()
@@ -140,6 +147,32 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 		alloc:      float64(alloc1-alloc0) / float64(got.Requests()),
 		webCPU:     float64(got.CPU.Microseconds()) / float64(got.Requests()),
 		violations: after.Violations()}
+}
+
+// profileEnv names the directory of the windows' CPU profiles.
+const profileEnv = "GOODBOT_SOFYA_CPUPROFILE"
+
+// profileWindow starts a CPU profile of the window of the crawl named
+// prefix, if profileEnv asks for one, and returns what stops it.
+func profileWindow(b *testing.B, prefix string) (stop func()) {
+	dir := os.Getenv(profileEnv)
+	if dir == "" {
+		return func() {}
+	}
+	name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s.prof", name, strings.TrimSuffix(prefix, "-"))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	}
 }
 
 // allocated is the number of bytes this process allocated on the heap so far.

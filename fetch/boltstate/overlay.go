@@ -12,7 +12,8 @@ import (
 // the writes of a checkpoint while they are applied.
 type layer struct {
 	buckets map[string]*layerBucket
-	bytes   int // what the layer holds, for the checkpoint threshold
+	bytes   int            // what the layer holds, for the checkpoint threshold
+	room    map[string]int // keys of each bucket in the layer before (see next)
 }
 
 type layerBucket struct {
@@ -34,10 +35,22 @@ const (
 
 func newLayer() *layer { return &layer{buckets: map[string]*layerBucket{}} }
 
+// next returns a new empty layer to follow l: a bucket it writes is made
+// with room for as many keys as l's held (a crawl writes at a steady pace,
+// so its maps are not grown again from nothing after every checkpoint).
+func (l *layer) next() *layer {
+	n := newLayer()
+	n.room = make(map[string]int, len(l.buckets))
+	for name, b := range l.buckets {
+		n.room[name] = len(b.keys)
+	}
+	return n
+}
+
 func (l *layer) bucket(name string) *layerBucket {
 	b := l.buckets[name]
 	if b == nil {
-		b = &layerBucket{keys: map[string][]byte{}}
+		b = &layerBucket{keys: make(map[string][]byte, l.room[name])}
 		l.buckets[name] = b
 		l.bytes += len(name) + bucketOverhead
 	}

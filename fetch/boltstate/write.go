@@ -238,18 +238,21 @@ func (s *State) Get(ctx context.Context, bucket, key string) ([]byte, error) {
 	return s.get(bucket, key)
 }
 
-// get returns the value of key in bucket: from the layers, else the file.
+// get returns the value of key in bucket: nil if the bucket's filter
+// never saw it, else from the layers, else from the file.
 func (s *State) get(bucket, key string) ([]byte, error) {
 	s.mu.Lock()
+	if f := s.filters[bucket]; f != nil && !f.MayContain(key) {
+		s.mu.Unlock()
+		return nil, nil // not in the bucket, layers or file, as its filter knows
+	}
 	v, ok := s.active.get(bucket, key)
 	if !ok && s.frozen != nil {
 		v, ok = s.frozen.get(bucket, key)
 	}
-	f := s.filters[bucket]
-	never := !ok && f != nil && !f.MayContain(key)
 	s.mu.Unlock()
-	if ok || never {
-		return v, nil // never: not in the bucket, as its filter knows
+	if ok {
+		return v, nil
 	}
 	err := view(s.DB, func(tx *bbolt.Tx) error {
 		if b := tx.Bucket([]byte(bucket)); b != nil {
@@ -378,7 +381,7 @@ func (s *State) checkpoint() error {
 	var frozen *layer
 	if err == nil {
 		s.mu.Lock()
-		frozen, s.frozen, s.active = s.active, s.active, newLayer()
+		frozen, s.frozen, s.active = s.active, s.active, s.active.next()
 		// The writes that found the active layer full wait no longer: the
 		// new one has room. They wait for this checkpoint only if it fills
 		// too before the checkpoint ends.
