@@ -113,3 +113,28 @@ func TestAcceptSignature_OneSignedRetry(t *testing.T) {
 		})
 	}
 }
+
+// The signed retry is part of the fetch: the time limit, counted from the
+// first request, stops a retry the site never answers (fake time).
+func TestAcceptSignature_RetryWithinTheTimeLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "User-agent: *\nAllow: /\n").
+			Handle("/page", fetchtest.Sequence(challenger(t, 401, askWBA, true), fetchtest.Hang()))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = 2 * time.Second
+		bot.Limits.Timeout = 15 * time.Second
+		bot.Signer = &signing.Signer{Key: signingtest.BothyKey(), Agent: "https://bothy.tools"}
+		f := mustFetcher(t, bot)
+		get(t, f, "http://a.test/page", fetch.Timeout)
+		reqs := w.RequestsTo("a.test", "/page")
+		if len(reqs) != 2 || reqs[1].Header.Get("Signature-Input") == "" {
+			t.Fatalf("%d requests to the page, want 2, the second signed", len(reqs))
+		}
+		if d := time.Since(reqs[0].Start); d != 15*time.Second {
+			t.Errorf("Get ended %v after the first request, want 15s", d)
+		}
+		synctest.Wait()
+	})
+}

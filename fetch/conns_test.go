@@ -211,3 +211,51 @@ func TestNewAndWrap_OneConnectionPerSite(t *testing.T) {
 		})
 	}
 }
+
+// The chain's own base transport keeps the time limit over HTTP/2 too: a
+// page that never comes ends as Timeout at the limit.
+func TestBaseTransport_HTTP2TimeLimit(t *testing.T) {
+	var hung atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.ProtoMajor == 2 {
+			hung.Add(1)
+		}
+		<-r.Context().Done()
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	bot := fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly,
+		Limits: fetch.Limits{Timeout: time.Second}}
+	f, tr, err := fetch.NewFetcherWithLookup(bot, nil, func(tr *http.Transport) {
+		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.CloseIdleConnections()
+	done := make(chan *fetch.Page, 1)
+	start := time.Now()
+	go func() {
+		p, _ := f.Get(context.Background(), srv.URL+"/hang")
+		done <- p
+	}()
+	select {
+	case p := <-done:
+		if hung.Load() != 1 {
+			t.Fatalf("%d HTTP/2 requests for the page, want 1", hung.Load())
+		}
+		if p.Outcome != fetch.Timeout {
+			t.Errorf("outcome %v, want timeout", p.Outcome)
+		}
+		if d := time.Since(start); d < time.Second {
+			t.Errorf("ended after %v, before the 1s limit", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Get still running 30s after its 1s limit")
+	}
+}

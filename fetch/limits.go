@@ -82,28 +82,31 @@ type limitsTransport struct {
 
 // # No silent resends
 //
-// net/http's Transport resends a bodiless GET or HEAD by itself when a
-// reused HTTP/1 keep-alive connection fails after the request was written
-// (the server reset or closed it before answering): the host then gets a
-// second request at once, below the politeness gap and unseen by the pacing
+// net/http's Transport resends a GET or HEAD by itself when a reused HTTP/1
+// keep-alive connection fails after the request was written (the server
+// reset or closed it before answering): the host then gets a second
+// request at once, below the politeness gap and unseen by the pacing
 // above. It does so only for a "replayable" request: one whose Body is nil
-// or http.NoBody (or has a GetBody). So the request leaves with Body set to
-// sendOnce, an empty body without GetBody: the Transport then never
-// resends it. The failure comes back as an error instead, which politeness
-// counts and paces like any other. Nothing changes on the wire: the request
-// also says TransferEncoding "identity", with which net/http writes an
-// unknown-length body as it comes, without Content-Length or chunking
-// (Request.Write documents it; transfer.go), and the body is empty. Without
-// "identity", net/http would probe the body with a Read in a goroutine of
-// its own on every request (probeRequestBody), to the same effect at more
-// cost.
+// or http.NoBody, or has a GetBody to make it again. So over HTTP/1 no
+// request leaves replayable (the chain sends no other methods, see
+// ErrMethod): one with a body of its own leaves with GetBody nil (its
+// copy's; the caller's request is not changed), and a bodiless one leaves
+// with Body set to sendOnce, an empty body without GetBody (http.NewRequest
+// gives a GetBody to the empty body it makes of an empty reader). The
+// failure comes back as an error instead, which politeness counts and paces
+// like any other. Nothing changes on the wire: a sendOnce request also says
+// TransferEncoding "identity", with which net/http writes an unknown-length
+// body as it comes, without Content-Length or chunking (Request.Write
+// documents it; transfer.go), and the body is empty. Without "identity",
+// net/http would probe the body with a Read in a goroutine of its own on
+// every request (probeRequestBody), to the same effect at more cost.
 //
 // HTTP/2 differs: it resends only requests the server did not process
 // (REFUSED_STREAM, GOAWAY before the stream), which is no breach, but it
 // would send a non-nil body as an empty DATA frame. So only a host whose
-// last answer came over HTTP/1.x gets sendOnce. The first request to a host
-// goes out unchanged: it finds no connection of this chain to reuse, and
-// net/http never resends on a fresh connection.
+// last answer came over HTTP/1.x gets this treatment. The first request to
+// a host goes out unchanged: it finds no connection of this chain to
+// reuse, and net/http never resends on a fresh connection.
 
 // sendOnce is the empty, non-rewindable request body described above.
 type sendOnce struct{}
@@ -114,15 +117,20 @@ func (sendOnce) Close() error             { return nil }
 // WriteTo lets net/http's io.Copy of the body skip its 32 KB buffer.
 func (sendOnce) WriteTo(io.Writer) (int64, error) { return 0, nil }
 
-// noResend reports whether req should leave with a sendOnce body, and
-// whether its host's last answer came over HTTP/1.x.
-func (t *limitsTransport) noResend(req *http.Request) (once, h1 bool) {
+// noResend reports how req leaves so that net/http cannot resend it: with a
+// sendOnce body (once) or without its GetBody (unwind); and whether its
+// host's last answer came over HTTP/1.x (neither is needed otherwise).
+func (t *limitsTransport) noResend(req *http.Request) (once, unwind, h1 bool) {
 	_, h1 = t.h1.Load(req.URL.Host)
-	if (req.Body != nil && req.Body != http.NoBody) || req.GetBody != nil ||
-		(req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "") {
-		return false, h1
+	switch {
+	case !h1:
+		return false, false, false
+	case req.Body != nil && req.Body != http.NoBody:
+		return false, req.GetBody != nil, true
+	case req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != "":
+		return false, false, true // not sent by the chain (ErrMethod), nor resent by net/http
 	}
-	return h1, h1
+	return true, false, true
 }
 
 // noteProto remembers whether req's host answers over HTTP/1.x; was is
@@ -150,19 +158,22 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx, cancel := req.Context(), context.CancelFunc(nop)
 	deadline, timed := b.start()
-	once, h1 := t.noResend(req)
+	once, unwind, h1 := t.noResend(req)
 	var sends *sendWatch
 	if t.watch != nil {
 		sends = new(sendWatch)
 		ctx = sends.watch(ctx)
 	}
-	if timed || once || sends != nil {
+	if timed || once || unwind || sends != nil {
 		if timed {
 			ctx, cancel = context.WithDeadline(ctx, deadline)
 		}
 		req = req.WithContext(ctx) // a shallow copy: the caller's request is not changed
 		if once {
-			req.Body, req.TransferEncoding = sendOnce{}, t.identity
+			req.Body, req.GetBody, req.TransferEncoding = sendOnce{}, nil, t.identity
+		}
+		if unwind {
+			req.GetBody = nil
 		}
 	}
 	resp, err := t.base.RoundTrip(req)

@@ -2,11 +2,16 @@ package fetch_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -249,4 +254,278 @@ func TestLimits_LoopsEndlessReset(t *testing.T) {
 		t.Errorf("endless: %d bytes", len(p.Body))
 	}
 	get(t, f, "http://a.test/reset", fetch.Unreachable)
+}
+
+// Limits.Timeout zero means 30 s; negative means no limit (a redirect an
+// hour late is still followed); the smallest positive one is a limit too
+// (fake time).
+func TestLimits_TimeoutDefaultAndNone(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		want    fetch.Outcome
+		took    time.Duration
+		there   int // requests for the redirect's target
+	}{
+		{"zero: 30s", 0, fetch.Timeout, 30 * time.Second, 0},
+		{"negative: none", -1, fetch.OK, time.Hour, 1},
+		{"1ns", time.Nanosecond, fetch.Timeout, time.Nanosecond, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := fetchtest.New()
+				defer w.Close()
+				site(w, "a.test", "").
+					Handle("/late", fetchtest.Slow(time.Hour, fetchtest.Redirect("/there", 0))).
+					Handle("/there", fetchtest.HTML("<p>late</p>"))
+				bot := memBot(w)
+				bot.Politeness.MinDelay = -1
+				bot.Limits.Timeout = tt.timeout
+				bot.RobotsTimeout = time.Minute
+				f := mustFetcher(t, bot)
+				get(t, f, "http://a.test/robots.txt", fetch.OK) // robots.txt fetched before the clock starts
+				start := time.Now()
+				get(t, f, "http://a.test/late", tt.want)
+				if d := time.Since(start); d != tt.took {
+					t.Errorf("Get took %v, want %v", d, tt.took)
+				}
+				if n := w.Count("a.test", "/late"); n != 1 {
+					t.Errorf("%d requests for /late, want 1", n)
+				}
+				if n := w.Count("a.test", "/there"); n != tt.there {
+					t.Errorf("%d requests for the redirect's target, want %d", n, tt.there)
+				}
+				synctest.Wait()
+			})
+		})
+	}
+}
+
+// The time budget covers a politeness wait between redirect hops: with a
+// 15 s limit and 20 s between requests to the host, the fetch ends as
+// Timeout 15 s after its first request, the redirect's target unsent
+// (fake time).
+func TestLimits_BudgetCoversWaitBetweenHops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "").
+			Handle("/hop", fetchtest.Redirect("/there", 0)).
+			Handle("/there", fetchtest.HTML("<p>there</p>"))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = 20 * time.Second
+		bot.Limits.Timeout = 15 * time.Second
+		f := mustFetcher(t, bot)
+		start := time.Now()
+		get(t, f, "http://a.test/hop", fetch.Timeout)
+		reqs := w.RequestsTo("a.test", "/hop")
+		if len(reqs) != 1 {
+			t.Fatalf("%d requests for /hop, want 1", len(reqs))
+		}
+		if d := reqs[0].Start.Sub(start); d != 20*time.Second {
+			t.Errorf("/hop sent %v after the Get began, want 20s (after robots.txt)", d)
+		}
+		if d := time.Since(reqs[0].Start); d != 15*time.Second {
+			t.Errorf("Get ended %v after its first request, want 15s", d)
+		}
+		if n := w.Count("a.test", "/there"); n != 0 {
+			t.Errorf("%d requests for the redirect's target, want 0", n)
+		}
+		synctest.Wait()
+	})
+}
+
+// answer is a response to r of status, HTML, with body (nil: a nil Body)
+// over HTTP/major.
+func answer(r *http.Request, status, major int, body io.ReadCloser) *http.Response {
+	return &http.Response{StatusCode: status, ProtoMajor: major, Header: http.Header{"Content-Type": {"text/html"}},
+		Body: body, ContentLength: -1, Request: r}
+}
+
+// A Bot.Transport's answer with a nil Body is an empty body, not a panic.
+func TestLimits_NilBodyIsEmpty(t *testing.T) {
+	var n atomic.Int32
+	site := rtFunc(func(r *http.Request) (*http.Response, error) {
+		n.Add(1)
+		if r.URL.Path == "/robots.txt" {
+			return answer(r, 404, 1, nil), nil
+		}
+		return answer(r, 200, 1, nil), nil
+	})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site})
+	p := get(t, f, "http://a.test/page", fetch.OK)
+	if n.Load() != 2 {
+		t.Fatalf("%d requests, want 2 (robots.txt, the page)", n.Load())
+	}
+	if p.Body == nil || len(p.Body) != 0 {
+		t.Errorf("body %q, want empty", p.Body)
+	}
+}
+
+// A transport error after the time limit ran out is a Timeout, whatever
+// the transport made of it (fake time).
+func TestLimits_TimeoutWhateverTheTransportSays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sent atomic.Int32
+		site := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Path == "/robots.txt" {
+				return answer(r, 404, 1, http.NoBody), nil
+			}
+			sent.Add(1)
+			<-r.Context().Done()
+			return nil, errors.New("connection closed")
+		})
+		f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site,
+			Limits: fetch.Limits{Timeout: 15 * time.Second}})
+		start := time.Now()
+		get(t, f, "http://a.test/page", fetch.Timeout)
+		if sent.Load() != 1 {
+			t.Fatalf("%d page requests, want 1", sent.Load())
+		}
+		if d := time.Since(start); d != 15*time.Second {
+			t.Errorf("ended after %v, want 15s", d)
+		}
+	})
+}
+
+// A host whose answers move from HTTP/1.1 to HTTP/2 gets its requests
+// without a body again (see "No silent resends"): only requests after an
+// HTTP/1.x answer carry the empty non-rewindable one.
+func TestLimits_BodylessAfterMoveToHTTP2(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	protos := map[string]int{"/robots.txt": 1, "/a": 2, "/b": 2}
+	site := rtFunc(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		got = append(got, fmt.Sprintf("%s body %v", r.URL.Path, r.Body != nil))
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			return answer(r, 404, 1, http.NoBody), nil
+		}
+		return answer(r, 200, protos[r.URL.Path], io.NopCloser(strings.NewReader("<p>x</p>"))), nil
+	})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site})
+	get(t, f, "http://a.test/a", fetch.OK)
+	get(t, f, "http://a.test/b", fetch.OK)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"/robots.txt body false", "/a body true", "/b body false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// Past the body limit every Read says ErrTooLarge, with no bytes, however
+// often it is called (a limit past the challenge sniff's 64 KiB, so the
+// Reads reach the limit itself).
+func TestLimits_TooLargeSticks(t *testing.T) {
+	w, bot := loopback(t)
+	site(w, "a.test", "").Handle("/page", fetchtest.Huge(200<<10))
+	bot.Limits.MaxBodyBytes = 100 << 10
+	c := mustClient(t, bot)
+	resp, err := c.Get("http://a.test/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if len(got) != 100<<10 || !errors.Is(err, fetch.ErrTooLarge) {
+		t.Fatalf("read %d bytes, err %v; want 102400, ErrTooLarge", len(got), err)
+	}
+	for range 2 {
+		if n, err := resp.Body.Read(make([]byte, 8)); n != 0 || !errors.Is(err, fetch.ErrTooLarge) {
+			t.Errorf("Read after the limit: %d, %v; want 0, ErrTooLarge", n, err)
+		}
+	}
+}
+
+// A body of exactly the limit is whole, not TooLarge, however its end is
+// told: a reader that says EOF only on the Read after the last byte, or a
+// chunked body over loopback; one byte more is TooLarge even when that
+// byte comes with the EOF.
+func TestLimits_BodyOfExactlyTheLimit(t *testing.T) {
+	const limit = 1000
+	page := "<p>" + strings.Repeat("x", limit-3)
+	t.Run("EOF after the last byte", func(t *testing.T) {
+		site := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Path == "/robots.txt" {
+				return answer(r, 404, 1, http.NoBody), nil
+			}
+			return answer(r, 200, 1, io.NopCloser(strings.NewReader(page))), nil
+		})
+		f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site,
+			Limits: fetch.Limits{MaxBodyBytes: limit}})
+		if p := get(t, f, "http://a.test/page", fetch.OK); len(p.Body) != limit || p.Truncated {
+			t.Errorf("%d bytes, truncated %v; want %d, false", len(p.Body), p.Truncated, limit)
+		}
+	})
+	t.Run("one byte more, with its EOF", func(t *testing.T) {
+		site := rtFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Path == "/robots.txt" {
+				return answer(r, 404, 1, http.NoBody), nil
+			}
+			return answer(r, 200, 1, io.NopCloser(iotest.DataErrReader(strings.NewReader(page+"y")))), nil
+		})
+		f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site,
+			Limits: fetch.Limits{MaxBodyBytes: limit}})
+		if p := get(t, f, "http://a.test/page", fetch.TooLarge); len(p.Body) != limit || !p.Truncated {
+			t.Errorf("%d bytes, truncated %v; want %d, true", len(p.Body), p.Truncated, limit)
+		}
+	})
+	t.Run("chunked", func(t *testing.T) {
+		w, bot := loopback(t)
+		site(w, "a.test", "").Handle("/page", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			rw.Header().Set("Content-Type", "text/html")
+			io.WriteString(rw, page[:500])
+			rw.(http.Flusher).Flush()
+			io.WriteString(rw, page[500:])
+		}))
+		bot.Limits.MaxBodyBytes = limit
+		f := mustFetcher(t, bot)
+		if p := get(t, f, "http://a.test/page", fetch.OK); len(p.Body) != limit || p.Truncated {
+			t.Errorf("%d bytes, truncated %v; want %d, false", len(p.Body), p.Truncated, limit)
+		}
+	})
+}
+
+// Reading to the body limit closes the connection by itself, before the
+// caller closes the body: the server sees the client go away (fake time).
+func TestLimits_CutClosesBeforeClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := fetchtest.New()
+		defer w.Close()
+		site(w, "a.test", "").Handle("/huge", fetchtest.Huge(20<<20))
+		bot := memBot(w)
+		bot.Politeness.MinDelay = -1
+		bot.Limits.MaxBodyBytes = 100 << 10
+		resp, err := mustClient(t, bot).Get("http://a.test/huge")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if n, err := io.Copy(io.Discard, resp.Body); n != 100<<10 || !errors.Is(err, fetch.ErrTooLarge) {
+			t.Fatalf("read %d bytes, err %v; want 102400, ErrTooLarge", n, err)
+		}
+		synctest.Wait()
+		r := w.RequestsTo("a.test", "/huge")[0]
+		if r.End.IsZero() || !r.Aborted || r.BytesWritten >= 20<<20 {
+			t.Errorf("server: ended %v, aborted %v, wrote %d bytes; want the connection closed at the cut", !r.End.IsZero(), r.Aborted, r.BytesWritten)
+		}
+	})
+}
+
+// A body limit of one byte reads one byte, then says TooLarge.
+func TestLimits_OneByteLimit(t *testing.T) {
+	site := rtFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Path == "/robots.txt" {
+			return answer(r, 404, 1, http.NoBody), nil
+		}
+		return answer(r, 200, 1, io.NopCloser(strings.NewReader("<p>ten</p>"))), nil
+	})
+	f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site,
+		Limits: fetch.Limits{MaxBodyBytes: 1}})
+	if p := get(t, f, "http://a.test/page", fetch.TooLarge); string(p.Body) != "<" || !p.Truncated {
+		t.Errorf("body %q, truncated %v; want %q, true", p.Body, p.Truncated, "<")
+	}
 }

@@ -147,6 +147,13 @@ func TestPayment_PayingBot(t *testing.T) {
 		if len(w.RequestsTo("a.test", "/3")) != 0 {
 			t.Error("the request over budget was sent")
 		}
+		var fe *fetch.Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("over budget: err %v is no *fetch.Error", err)
+		}
+		if pr, ok := fe.Payment(); ok {
+			t.Errorf("over budget: Payment() = %+v, true; want false (no site asked)", pr)
+		}
 		pages := 0
 		for _, r := range w.Requests() {
 			if r.Path != "/robots.txt" {
@@ -220,6 +227,10 @@ func TestPayment_Config(t *testing.T) {
 		{"zero budget", signer, fetch.PayPolicy{MaxPrice: usd(10000)}, false},
 		{"budget below max", signer, fetch.PayPolicy{MaxPrice: usd(10000), Budget: usd(9999)}, false},
 		{"two currencies", signer, fetch.PayPolicy{MaxPrice: usd(10000), Budget: fetch.Price{Currency: "EUR", Micros: 1000000}}, false},
+		{"no currency", signer, fetch.PayPolicy{MaxPrice: fetch.Price{Micros: 10000}, Budget: fetch.Price{Micros: 1000000}}, false},
+		{"currency only", signer, fetch.PayPolicy{MaxPrice: fetch.Price{Currency: "USD"}, Budget: usd(1000000)}, false},
+		{"negative max", signer, fetch.PayPolicy{MaxPrice: usd(-1), Budget: usd(1000000)}, false},
+		{"max equals budget", signer, fetch.PayPolicy{MaxPrice: usd(10000), Budget: usd(10000)}, true},
 	}
 	for _, tt := range tests {
 		pay := tt.pay
@@ -230,5 +241,35 @@ func TestPayment_Config(t *testing.T) {
 	}
 	if signer.Components != nil {
 		t.Errorf("the bot's Signer was changed: %v", signer.Components)
+	}
+}
+
+// What a PaymentError says: the scheme and price asked, and the site's
+// crawler-error code quoted, cut to 64 bytes.
+func TestPayment_ErrorText(t *testing.T) {
+	code62 := strings.Repeat("E", 62)
+	code63 := strings.Repeat("E", 63)
+	tests := []struct {
+		req  fetch.PaymentRequest
+		want string
+	}{
+		{fetch.PaymentRequest{}, "fetch: payment required"},
+		{fetch.PaymentRequest{Scheme: "x402"}, "fetch: payment required (x402)"},
+		{fetch.PaymentRequest{Scheme: "crawler-price", Price: fetch.Price{Currency: "USD", Micros: 10000}},
+			"fetch: payment required (crawler-price USD 0.01)"},
+		{fetch.PaymentRequest{Scheme: "crawler-price", Error: "InvalidCrawlerMaxPrice"},
+			`fetch: payment required (crawler-price), crawler-error "InvalidCrawlerMaxPrice"`},
+		{fetch.PaymentRequest{Error: code62}, `fetch: payment required, crawler-error "` + code62 + `"`},
+		{fetch.PaymentRequest{Error: code63}, `fetch: payment required, crawler-error "` + code63[:59] + `"...`},
+	}
+	for _, tt := range tests {
+		err := &fetch.PaymentError{Request: tt.req}
+		if got := err.Error(); got != tt.want {
+			t.Errorf("Error() = %s\nwant      %s", got, tt.want)
+		}
+		if !errors.Is(err, fetch.ErrPaymentRequired) || errors.Is(err, fetch.ErrBudgetSpent) {
+			t.Errorf("%s: errors.Is ErrPaymentRequired %v, ErrBudgetSpent %v; want true, false", tt.want,
+				errors.Is(err, fetch.ErrPaymentRequired), errors.Is(err, fetch.ErrBudgetSpent))
+		}
 	}
 }

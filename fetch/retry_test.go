@@ -2,8 +2,11 @@ package fetch_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,5 +102,76 @@ func TestRetry_C3_HTTP2Unchanged(t *testing.T) {
 	defer rec.mu.Unlock()
 	if len(rec.bad) > 0 {
 		t.Errorf("requests with body framing on the wire: %v", rec.bad)
+	}
+}
+
+// C3 through a client made by New: a GET (nil body, http.NoBody, the
+// empty body http.NewRequest makes of an empty reader, or no Method at all)
+// or HEAD on a reused keep-alive connection that fails is sent once.
+func TestRetry_C3_NoSilentResendOfClientRequests(t *testing.T) {
+	plain := func(method string, body io.ReadCloser) func(u *url.URL) *http.Request {
+		return func(u *url.URL) *http.Request {
+			return &http.Request{Method: method, URL: u, Header: http.Header{}, Body: body}
+		}
+	}
+	tests := []struct {
+		name string
+		req  func(u *url.URL) *http.Request
+	}{
+		{"GET", plain(http.MethodGet, nil)},
+		{"GET with http.NoBody", plain(http.MethodGet, http.NoBody)},
+		{"GET with an empty reader", func(u *url.URL) *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, u.String(), strings.NewReader("")) // Body NoBody, with a GetBody
+			return r
+		}},
+		{"no Method", plain("", nil)},
+		{"HEAD", plain(http.MethodHead, nil)},
+		{"GET with a body and its GetBody", func(u *url.URL) *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, u.String(), strings.NewReader("q=1"))
+			return r
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, bot := loopback(t)
+			site(w, "dead.test", "User-agent: *\nAllow: /\n").Handle("/reset", fetchtest.Reset())
+			c := mustClient(t, bot)
+			resp, err := c.Get("http://dead.test/") // robots.txt and / on one kept-alive connection
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp, err := c.Do(tt.req(&url.URL{Scheme: "http", Host: "dead.test", Path: "/reset"})); err == nil {
+				resp.Body.Close()
+				t.Fatal("/reset: no error")
+			}
+			if n := w.Count("dead.test", "/reset"); n != 1 {
+				t.Errorf("/reset reached the server %d times, want 1 (a silent resend below the gap)", n)
+			}
+		})
+	}
+}
+
+// C3 with the chain's own base transport and no time limit: a failed
+// request on a reused keep-alive connection still reaches the host once.
+func TestRetry_C3_NoSilentResendWithoutTimeLimit(t *testing.T) {
+	w := fetchtest.New()
+	defer w.Close()
+	site(w, "dead.test", "User-agent: *\nAllow: /\n").Handle("/reset", fetchtest.Reset())
+	w.Start()
+	bot := fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly,
+		Limits: fetch.Limits{Timeout: -1}}
+	f, tr, err := fetch.NewFetcherWithLookup(bot, nil, func(t *http.Transport) { t.DialContext = w.DialContext })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.CloseIdleConnections()
+	get(t, f, "http://dead.test/", fetch.OK) // robots.txt and / on one kept-alive connection
+	if _, err := f.Get(context.Background(), "http://dead.test/reset"); err == nil {
+		t.Fatal("Get /reset: no error")
+	}
+	if n := w.Count("dead.test", "/reset"); n != 1 {
+		t.Errorf("/reset reached the server %d times, want 1 (a silent resend below the gap)", n)
 	}
 }

@@ -122,3 +122,22 @@ func TestRetries_BelowTheBotHammerAndAreReported(t *testing.T) {
 		t.Errorf("no warning for the resends: %s", out)
 	}
 }
+
+// The resends of a retrying Bot.Transport are reported for the robots.txt
+// request too (the first to its host, outside any fetch's time limit).
+func TestRetries_BelowTheBotReportedForRobotsTxt(t *testing.T) {
+	w, bot := loopback(t)
+	w.Host("a.test").Handle("/robots.txt", fetchtest.RetryAfter(http.StatusServiceUnavailable, "1"))
+	var logs syncBuffer
+	bot.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	bot.Transport = &retryablehttp.RoundTripper{Client: retrying(&http.Client{Transport: bot.Transport})}
+	f := mustFetcher(t, bot)
+	f.Get(context.Background(), "http://a.test/page")
+	if n := w.Count("a.test", "/robots.txt"); n != 3 {
+		t.Fatalf("%d requests for robots.txt, want 3", n)
+	}
+	if out := logs.String(); !strings.Contains(out, "retries belong above") ||
+		!strings.Contains(out, "url=http://a.test/robots.txt") || !strings.Contains(out, "sends=3") {
+		t.Errorf("no warning for the robots.txt resends: %s", out)
+	}
+}

@@ -218,3 +218,55 @@ func TestFetcher_UnknownLengthPageSizedOnce(t *testing.T) {
 			allocs[false], allocs[true])
 	}
 }
+
+// A Content-Length sizes a Fetcher's page buffer up front only up to
+// 256 KiB: a page of exactly 256 KiB is read into one allocation of its
+// size (not grown by copying), while a larger claim is not trusted (a
+// 3,000-byte body claiming 256 KiB + 1 allocates a few KiB, not 256). A
+// small page of unknown length, read whole by the sniff, is copied once
+// into a buffer of its size and the byte for the end, not regrown.
+func TestFetcher_ContentLengthTrustedUpTo256KiB(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     int   // bytes sent
+		claim    int64 // Content-Length
+		maxBytes uint64
+	}{
+		{"256 KiB told", 256 << 10, 256 << 10, 256<<10 + 32<<10},
+		{"claims 256 KiB + 1, sends 3000", 3000, 256<<10 + 1, 64 << 10},
+		{"3000 bytes, length unknown", 3000, -1, 9000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := pageOf(tt.body)
+			site := rtFunc(func(r *http.Request) (*http.Response, error) {
+				if r.URL.Path == "/robots.txt" {
+					return &http.Response{StatusCode: 404, Body: http.NoBody, Request: r, Header: http.Header{}}, nil
+				}
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}},
+					Body: io.NopCloser(bytes.NewReader(want)), ContentLength: tt.claim, Request: r}, nil
+			})
+			f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, Transport: site})
+			get := func() {
+				p, err := f.Get(context.Background(), "http://a.test/page")
+				if err != nil || !bytes.Equal(p.Body, want) {
+					t.Fatalf("Get: %v, %d bytes, want the %d sent", err, len(p.Body), tt.body)
+				}
+			}
+			get() // robots.txt, pools filled
+			const runs = 20
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for range runs {
+				get()
+			}
+			runtime.ReadMemStats(&after)
+			if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > tt.maxBytes {
+				t.Errorf("each Get allocates %d bytes, want at most %d", per, tt.maxBytes)
+			} else {
+				t.Logf("%d bytes allocated per Get", per)
+			}
+		})
+	}
+}
