@@ -13,7 +13,8 @@ import (
 // Redis when its worker died (the claim's TTL).
 func TestFetched_ClaimsAndDone(t *testing.T) {
 	ctx := context.Background()
-	q := newQueue(t)
+	c := needRedis(t)
+	q := open(t, c, crawlName())
 	f := q.Fetched(time.Minute)
 	short := q.Fetched(30 * time.Millisecond)
 	const a, b = "http://a.test/1", "http://a.test/redirected"
@@ -35,6 +36,10 @@ func TestFetched_ClaimsAndDone(t *testing.T) {
 		}, true},
 		{"done", func() (bool, error) { return f.Has(ctx, a) }, true},
 		{"target done", func() (bool, error) { return f.Has(ctx, b) }, true},
+		{"claims become the done mark", func() (bool, error) {
+			n, err := c.Exists(ctx, q.Prefix()+"claim:"+a, q.Prefix()+"claim:"+b).Result()
+			return n == 0, err
+		}, true},
 		{"no claim once done", func() (bool, error) { return f.Add(ctx, a) }, false},
 		{"a dead worker's claim", func() (bool, error) { return short.Add(ctx, "http://a.test/dead") }, true},
 		{"expires", func() (bool, error) {
@@ -75,5 +80,30 @@ func TestFetched_ClaimOfATakenBackLease(t *testing.T) {
 	again := mustLease(t, next, t0.Add(time.Second))
 	if ok, err := next.Fetched(time.Hour).Add(ctx, again.Key); !ok || err != nil {
 		t.Errorf("claim after the lease was taken back = %v, %v; want true (the page must be fetched)", ok, err)
+	}
+}
+
+// A claim lasts the TTL given, at least a millisecond; no positive TTL
+// means the default one.
+func TestFetched_ClaimTTL(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		ttl      time.Duration
+		min, max time.Duration // of the claim's PTTL right after it is made
+	}{
+		{-time.Second, crawl.DefaultLeaseTTL - time.Minute, crawl.DefaultLeaseTTL},
+		{time.Nanosecond, -2, time.Millisecond}, // -2: gone already
+		{time.Hour, time.Hour - time.Minute, time.Hour},
+	} {
+		t.Run(c.ttl.String(), func(t *testing.T) {
+			rdb := needRedis(t)
+			q := open(t, rdb, crawlName())
+			if ok, err := q.Fetched(c.ttl).Add(ctx, "http://a.test/1"); !ok || err != nil {
+				t.Fatalf("claim = %v, %v; want true", ok, err)
+			}
+			if left := rdb.PTTL(ctx, q.Prefix()+"claim:http://a.test/1").Val(); left < c.min || left > c.max {
+				t.Errorf("claim PTTL %v; want within [%v, %v]", left, c.min, c.max)
+			}
+		})
 	}
 }

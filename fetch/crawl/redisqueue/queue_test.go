@@ -183,16 +183,20 @@ func TestQueue_OverWhenLastItemFinishedWithReadyLater(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		queued  []string
+		done    []string // before the leased item
 		dropped []string
+		drop    bool
 	}{
 		{name: "last item", queued: []string{"http://a.test/1"}},
 		{name: "the rest dropped", queued: []string{"http://a.test/1", "http://a.test/2"}, dropped: []string{"http://a.test/2"}},
+		{name: "the rest done", queued: []string{"http://a.test/1", "http://a.test/2"}, done: []string{"http://a.test/2"}},
+		{name: "site dropped", queued: []string{"http://a.test/1", "http://a.test/2"}, drop: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := newQueue(t)
 			mustAdd(t, q, items(c.queued...), 0)
 			it := mustLease(t, q, t0)
-			if _, err := q.finish(ctx, it, []string{it.Key}, c.dropped, nil, 0, false, t0.Add(time.Hour)); err != nil {
+			if _, err := q.finish(ctx, it, append(c.done, it.Key), c.dropped, nil, 0, c.drop, t0.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 			if n, _ := q.Len(ctx); n != 0 {
@@ -200,6 +204,164 @@ func TestQueue_OverWhenLastItemFinishedWithReadyLater(t *testing.T) {
 			}
 			if next := mustNotLease(t, q, t0); !next.IsZero() {
 				t.Errorf("next = %v; want zero (over), not the site's ready time", next.Sub(t0))
+			}
+		})
+	}
+}
+
+// A site whose last item was finished is out of the schedule; an item
+// queued for it later, by Add or by another item's Finish, makes it due at
+// the ready time of that last Finish.
+func TestQueue_EmptiedSiteRefilledAtItsReady(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		seeds  []string
+		refill func(t *testing.T, q *Queue)
+	}{
+		{name: "by Add", seeds: []string{"http://a.test/1"}, refill: func(t *testing.T, q *Queue) { mustAdd(t, q, items("http://a.test/2"), 0) }},
+		{name: "by another site's Finish", seeds: []string{"http://a.test/1", "http://b.test/1"}, refill: func(t *testing.T, q *Queue) {
+			b := mustLease(t, q, t0)
+			if b.Key != "http://b.test/1" {
+				t.Fatalf("leased %s; want http://b.test/1", b.Key)
+			}
+			if got, err := q.finish(ctx, b, []string{b.Key}, nil, items("http://a.test/2"), 0, false, t0); err != nil || len(got) != 1 {
+				t.Fatalf("Finish of b.test queued %v, %v; want http://a.test/2", keys(got), err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := newQueue(t)
+			mustAdd(t, q, items(c.seeds...), 0)
+			a := mustLease(t, q, t0)
+			if a.Key != "http://a.test/1" {
+				t.Fatalf("leased %s; want http://a.test/1 (due first)", a.Key)
+			}
+			if _, err := q.finish(ctx, a, []string{a.Key}, nil, nil, 0, false, t0.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			c.refill(t, q)
+			if n, _ := q.Len(ctx); n != 1 {
+				t.Fatalf("Len after the refill = %d; want 1", n)
+			}
+			if next := mustNotLease(t, q, t0); !next.Equal(t0.Add(time.Second)) {
+				t.Errorf("next = %v; want a.test's ready time, 1s", next.Sub(t0))
+			}
+			if it := mustLease(t, q, t0.Add(time.Second)); it.Key != "http://a.test/2" {
+				t.Errorf("leased %s; want http://a.test/2", it.Key)
+			}
+		})
+	}
+}
+
+// Mark counts a key against its site's cap only when counted and only the
+// first time the key is seen, however many items one call marks.
+func TestQueue_MarkCounts(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		added   []string // admitted before the Mark
+		counted bool
+		marked  []string
+		want    map[string]string // the count hash afterwards
+	}{
+		{name: "counted, several at once", counted: true, marked: []string{"http://a.test/1", "http://a.test/2", "http://b.test/1"},
+			want: map[string]string{"http://a.test": "2", "http://b.test": "1"}},
+		{name: "not counted", marked: []string{"http://a.test/1", "http://b.test/1"}, want: map[string]string{}},
+		{name: "counted, one seen before", added: []string{"http://a.test/1"}, counted: true, marked: []string{"http://a.test/1", "http://a.test/2"},
+			want: map[string]string{"http://a.test": "2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rdb := needRedis(t)
+			q := open(t, rdb, crawlName())
+			if len(c.added) > 0 {
+				mustAdd(t, q, items(c.added...), 0)
+			}
+			if err := q.Mark(ctx, c.counted, items(c.marked...)...); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range c.marked {
+				if s, err := q.Seen(ctx, k); !s || err != nil {
+					t.Errorf("Seen(%s) after the Mark = %v, %v; want true", k, s, err)
+				}
+			}
+			got, err := rdb.HGetAll(ctx, q.Prefix()+"count").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("counts = %v; want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// A damaged entry is discarded only under the discarding token's lease:
+// moved to the bad list, out of the items, its lease ended, and its site
+// due again at once if it has items left (not otherwise).
+func TestQueue_DiscardOnlyOwnLease(t *testing.T) {
+	ctx := context.Background()
+	const site, key, raw, now = "http://a.test", "http://a.test/x", "damaged", 7000
+	for _, c := range []struct {
+		name      string
+		holder    string // token in the held hash ("" none)
+		more      bool   // another item queued for site
+		want      int64
+		bad       []string
+		held      bool    // site still in the held hash afterwards
+		expiry    float64 // its score in leases afterwards (0: none)
+		due       int64   // when site is due afterwards (unix ms, 0: not scheduled)
+		itemsLeft int64
+	}{
+		{name: "ours, more queued", holder: "mine", more: true, want: 1, bad: []string{raw}, due: now, itemsLeft: 1},
+		{name: "ours, the last item", holder: "mine", want: 1, bad: []string{raw}},
+		{name: "taken back by another", holder: "other", more: true, want: 0, held: true, expiry: 5000, itemsLeft: 2},
+		{name: "not held", want: 0, itemsLeft: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rdb := needRedis(t)
+			q := open(t, rdb, crawlName())
+			p := q.Prefix()
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(rdb.HSet(ctx, p+"items", key, raw).Err())
+			if c.more {
+				mustAdd(t, q, items("http://a.test/1"), 0)
+				must(rdb.ZRem(ctx, p+"sched", site).Err()) // a leased site is out of the schedule
+			}
+			if c.holder != "" {
+				must(rdb.HSet(ctx, p+"held", site, c.holder+"\n"+key).Err())
+				must(rdb.ZAdd(ctx, p+"leases", redis.Z{Score: 5000, Member: site}).Err())
+			}
+			res, err := discardScript.Run(ctx, rdb, q.keys, q.prefix, "mine", site, now).Int64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != c.want {
+				t.Errorf("discard = %d; want %d", res, c.want)
+			}
+			if bad, _ := rdb.LRange(ctx, p+"bad", 0, -1).Result(); fmt.Sprint(bad) != fmt.Sprint(c.bad) {
+				t.Errorf("bad list = %q; want %q", bad, c.bad)
+			}
+			if n, _ := rdb.HLen(ctx, p+"items").Result(); n != c.itemsLeft {
+				t.Errorf("%d items left; want %d", n, c.itemsLeft)
+			}
+			if held, _ := rdb.HExists(ctx, p+"held", site).Result(); held != c.held {
+				t.Errorf("site held afterwards: %v; want %v", held, c.held)
+			}
+			if exp, _ := rdb.ZScore(ctx, p+"leases", site).Result(); exp != c.expiry {
+				t.Errorf("lease expiry afterwards %v; want %v", exp, c.expiry)
+			}
+			var due int64
+			if s, err := rdb.ZScore(ctx, p+"sched", site).Result(); err == nil {
+				due = int64(s) / 1024
+			}
+			if due != c.due {
+				t.Errorf("site due at %d afterwards; want %d", due, c.due)
 			}
 		})
 	}
@@ -310,10 +472,14 @@ func TestQueue_FinishSteps(t *testing.T) {
 		{name: "self link is no retry", done: true, queued: items("http://a.test/1"),
 			wantNext: []string{"http://a.test/2"}},
 		{name: "retry of a dropped site", drop: true, queued: []crawl.Item{{URL: item("http://a.test/1").URL, Key: "http://a.test/1", Site: "http://a.test", Tries: 1}}},
+		{name: "retry of a dropped site, then a link", drop: true, queued: []crawl.Item{{URL: item("http://a.test/1").URL, Key: "http://a.test/1", Site: "http://a.test", Tries: 1}, item("http://b.test/1")},
+			wantAdd: []string{"http://b.test/1"}, wantNext: []string{"http://b.test/1"}},
 		{name: "drop site", drop: true, queued: items("http://b.test/1"),
 			wantAdd: []string{"http://b.test/1"}, wantNext: []string{"http://b.test/1"}},
 		{name: "dropped keys", done: true, dropped: []string{"http://a.test/2", "http://c.test/9"},
 			wantNext: nil},
+		{name: "keys that are no URL", done: true, dropped: []string{"%zz", "no/host"},
+			wantNext: []string{"http://a.test/2"}},
 		{name: "done elsewhere", done: false, dropped: nil, queued: items("http://b.test/1"),
 			wantAdd: []string{"http://b.test/1"}, wantNext: []string{"http://a.test/1", "http://a.test/2", "http://b.test/1"}},
 		{name: "cap", done: true, cap: 3, queued: items("http://a.test/3", "http://a.test/4"),
@@ -434,8 +600,8 @@ func TestQueue_UnavailableFailsClosed(t *testing.T) {
 		if _, err := q.Add(ctx, items("http://a.test/"), 0); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("Add: %v; want ErrUnavailable", err)
 		}
-		if _, err := q.Len(ctx); !errors.Is(err, ErrUnavailable) {
-			t.Errorf("Len: %v; want ErrUnavailable", err)
+		if n, err := q.Len(ctx); n != 0 || !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Len: %d, %v; want 0, ErrUnavailable", n, err)
 		}
 		if _, err := q.Seen(ctx, "http://a.test/"); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("Seen: %v; want ErrUnavailable", err)
@@ -460,6 +626,49 @@ func (h *rtHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 func (h *rtHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
+}
+
+// failHook makes every command fail as on a broken connection while fail
+// is set.
+type failHook struct{ fail atomic.Bool }
+
+func (h *failHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *failHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.fail.Load() {
+			err := &net.OpError{Op: "write", Net: "tcp", Err: errors.New("connection reset (injected)")}
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *failHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A Finish that Redis did not answer is reported so, and the lease is still
+// the worker's: a later Finish of it applies.
+func TestQueue_FailedFinishKeepsTheLease(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	h := &failHook{}
+	c.AddHook(h)
+	q := open(t, c, crawlName())
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	it := mustLease(t, q, t0)
+	h.fail.Store(true)
+	err := q.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{})
+	h.fail.Store(false)
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("Finish on a broken connection: %v; want ErrUnavailable", err)
+	}
+	if err := q.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+		t.Fatalf("Finish once Redis answers: %v; want it applied", err)
+	}
+	if n, err := q.Len(ctx); n != 0 || err != nil {
+		t.Errorf("Len after the Finish = %d, %v; want 0", n, err)
+	}
 }
 
 // One round trip per Lease and per Finish (once the scripts are loaded).
@@ -610,6 +819,132 @@ func TestQueue_LiveLeaseIsRenewed(t *testing.T) {
 	}
 }
 
+// An item taken back from a Queue and leased again by that same Queue: the
+// renewals of the old lease stop (they would find it lost), those of the
+// new one go on.
+func TestQueue_ReleasedByTheSameQueue(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	h := &rtHook{}
+	c.AddHook(h)
+	var logs bytes.Buffer // read after Close, which waits for the renewals
+	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	t.Cleanup(func() { _ = q.Close() })
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	const ttl = 300 * time.Millisecond // renewals every 100ms, wall clock
+	first, _, ok, err := q.Lease(ctx, t0, ttl)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	again, _, ok, err := q.Lease(ctx, t0.Add(time.Hour), ttl) // the first lease ran out
+	if !ok || err != nil || again.Key != first.Key {
+		t.Fatalf("Lease after the first ran out = %s, %v, %v; want %s again", again.Key, ok, err, first.Key)
+	}
+	leased := h.n.Load()
+	for deadline := time.Now().Add(5 * time.Second); h.n.Load() < leased+2; {
+		if time.Now().After(deadline) {
+			t.Fatal("no two renewals within 5s")
+		}
+		time.Sleep(time.Millisecond) // polling for the renewals
+	}
+	if err := q.Finish(ctx, again, crawl.Step{Done: []string{again.Key}}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a log sink that tests read while renewals write to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls cond (every millisecond, up to 5s) and fails t if it
+// never holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 5s", what)
+		}
+		time.Sleep(time.Millisecond) // polling
+	}
+}
+
+// A renewal that finds its lease taken by another worker logs it once and
+// stops; the renewals of the Queue's other leases go on.
+func TestQueue_LostLeaseStopsRenewing(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	var logs syncBuffer
+	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	t.Cleanup(func() { _ = q.Close() })
+	mustAdd(t, q, items("http://a.test/1", "http://b.test/1"), 0)
+	const ttl = 60 * time.Millisecond // renewals every 20ms
+	a, _, ok, err := q.Lease(ctx, time.Now(), ttl)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	b, _, ok, err := q.Lease(ctx, time.Now(), ttl)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := c.HSet(ctx, q.Prefix()+"held", a.Site, "other\n"+a.Key).Err(); err != nil { // taken back and leased elsewhere
+		t.Fatal(err)
+	}
+	waitFor(t, "lease lost in the log", func() bool { return strings.Contains(logs.String(), "lease lost") })
+	expiry := func() int64 { return int64(c.ZScore(ctx, q.Prefix()+"leases", b.Site).Val()) }
+	e := expiry()
+	waitFor(t, "three renewals of the other lease", func() bool { return expiry() >= e+3*20 })
+	if n := strings.Count(logs.String(), "lease lost"); n != 1 {
+		t.Errorf("lease lost logged %d times; want once:\n%s", n, logs.String())
+	}
+	if err := q.Finish(ctx, b, crawl.Step{Done: []string{b.Key}}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A renewal that Redis does not answer is logged, and the renewals go on.
+func TestQueue_FailedRenewalIsLogged(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	h := &failHook{}
+	c.AddHook(h)
+	var logs syncBuffer
+	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	t.Cleanup(func() { _ = q.Close() })
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	it, _, ok, err := q.Lease(ctx, time.Now(), 30*time.Millisecond)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	h.fail.Store(true)
+	waitFor(t, "renewal failure in the log", func() bool { return strings.Contains(logs.String(), "lease renewal failed") })
+	h.fail.Store(false)
+	e := int64(c.ZScore(ctx, q.Prefix()+"leases", it.Site).Val())
+	waitFor(t, "renewal once Redis answers", func() bool { return int64(c.ZScore(ctx, q.Prefix()+"leases", it.Site).Val()) > e })
+	if err := q.Finish(ctx, it, crawl.Step{Done: []string{it.Key}}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // When to ask again after getting nothing: the sooner of the first due time
 // and the first lease expiry (-1: none), zero when neither (over).
 func TestQueue_NextTime(t *testing.T) {
@@ -623,6 +958,10 @@ func TestQueue_NextTime(t *testing.T) {
 		{5, 7, time.UnixMilli(5)},
 		{9, 7, time.UnixMilli(7)},
 		{7, 7, time.UnixMilli(7)},
+		{0, -1, time.UnixMilli(0)},
+		{-1, 0, time.UnixMilli(0)},
+		{0, 7, time.UnixMilli(0)},
+		{5, 0, time.UnixMilli(0)},
 	} {
 		if got := nextTime(c.due, c.exp); !got.Equal(c.want) {
 			t.Errorf("nextTime(%d, %d) = %v; want %v", c.due, c.exp, got, c.want)
@@ -648,6 +987,72 @@ func TestQueue_ZeroTTLIsDefault(t *testing.T) {
 	}
 	if left := c.PTTL(ctx, q.Prefix()+"claim:"+it.Key).Val(); left <= crawl.DefaultLeaseTTL-time.Minute {
 		t.Errorf("claim TTL %v; want the default %v", left, crawl.DefaultLeaseTTL)
+	}
+}
+
+// A lease lasts the TTL given, at least a millisecond; no positive TTL
+// means the default one.
+func TestQueue_LeaseTTL(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		ttl, want time.Duration
+	}{
+		{-time.Second, crawl.DefaultLeaseTTL},
+		{time.Nanosecond, time.Millisecond},
+		{1500 * time.Microsecond, time.Millisecond},
+		{3 * time.Second, 3 * time.Second},
+	} {
+		t.Run(c.ttl.String(), func(t *testing.T) {
+			rdb := needRedis(t)
+			q := open(t, rdb, crawlName())
+			mustAdd(t, q, items("http://a.test/1"), 0)
+			it, _, ok, err := q.Lease(ctx, t0, c.ttl)
+			if !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+			if exp, err := rdb.ZScore(ctx, q.Prefix()+"leases", it.Site).Result(); err != nil || int64(exp) != t0.Add(c.want).UnixMilli() {
+				t.Errorf("lease expiry %v ms after the lease, %v; want %v", int64(exp)-t0.UnixMilli(), err, c.want)
+			}
+		})
+	}
+}
+
+// Adding or marking no items is no round trip.
+func TestQueue_NothingToAddOrMark(t *testing.T) {
+	c := needRedis(t)
+	h := &rtHook{}
+	c.AddHook(h)
+	q := open(t, c, crawlName())
+	ctx := context.Background()
+	if got, err := q.Add(ctx, nil, 0); got != nil || err != nil {
+		t.Errorf("Add of nothing = %v, %v", got, err)
+	}
+	if err := q.Mark(ctx, true); err != nil {
+		t.Errorf("Mark of nothing: %v", err)
+	}
+	if n := h.n.Load(); n != 0 {
+		t.Errorf("%d round trips; want none", n)
+	}
+}
+
+// A damaged entry that cannot be moved aside (Redis refuses) is reported
+// with both causes; its lease runs out and the entry fails again.
+func TestQueue_DamagedEntryNotMovedAside(t *testing.T) {
+	ctx := context.Background()
+	c := needRedis(t)
+	q := open(t, c, crawlName())
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	if err := c.HSet(ctx, q.Prefix()+"items", "http://a.test/1", "not json").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, q.Prefix()+"bad", "a string, not a list", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, now := range []time.Time{t0, t0.Add(time.Minute)} {
+		_, _, ok, err := q.Lease(ctx, now, time.Minute)
+		if ok || !errors.Is(err, ErrBadItem) || !errors.Is(err, ErrRedis) {
+			t.Fatalf("Lease at %v = %v, %v; want an error matching ErrBadItem and ErrRedis", now.Sub(t0), ok, err)
+		}
 	}
 }
 
@@ -713,5 +1118,91 @@ func TestQueue_FinishedLeaseIsForgotten(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("logged:\n%s", logs.String())
+	}
+}
+
+// holdHook holds the next command once armed, until released, and records
+// when it is over.
+type holdHook struct {
+	armed             atomic.Bool
+	entered, released chan struct{}
+	over              atomic.Bool
+}
+
+func (h *holdHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *holdHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !h.armed.CompareAndSwap(true, false) {
+			return next(ctx, cmd)
+		}
+		close(h.entered)
+		<-h.released
+		err := next(ctx, cmd)
+		h.over.Store(true)
+		return err
+	}
+}
+func (h *holdHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// Close returns only once the renewals are over, a renewal in flight
+// included.
+func TestQueue_CloseWaitsForARenewalInFlight(t *testing.T) {
+	c := needRedis(t)
+	h := &holdHook{entered: make(chan struct{}), released: make(chan struct{})}
+	c.AddHook(h)
+	q := open(t, c, crawlName())
+	mustAdd(t, q, items("http://a.test/1"), 0)
+	if _, _, ok, err := q.Lease(context.Background(), time.Now(), 300*time.Millisecond); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	h.armed.Store(true)
+	<-h.entered // the first renewal, 100ms on
+	closed := make(chan struct{})
+	go func() { _ = q.Close(); close(closed) }()
+	waitFor(t, "Close under way", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return q.closed })
+	close(h.released)
+	<-closed
+	if !h.over.Load() {
+		t.Error("Close returned while a renewal was still running")
+	}
+}
+
+// cancelHook, once armed, holds the next command until its context is
+// cancelled, as a slow Redis would.
+type cancelHook struct {
+	armed   atomic.Bool
+	entered chan struct{}
+}
+
+func (h *cancelHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *cancelHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.armed.CompareAndSwap(true, false) {
+			close(h.entered)
+			<-ctx.Done()
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *cancelHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A context cancelled while its call waits for Redis: the call returns the
+// context's error, not an *Error (Redis is not down).
+func TestQueue_CancelledDuringTheCall(t *testing.T) {
+	c := needRedis(t)
+	h := &cancelHook{entered: make(chan struct{})}
+	c.AddHook(h)
+	q := open(t, c, crawlName())
+	ctx, cancel := context.WithCancel(context.Background())
+	h.armed.Store(true)
+	go func() { <-h.entered; cancel() }()
+	_, err := q.Add(ctx, items("http://a.test/1"), 0)
+	var qe *Error
+	if !errors.Is(err, context.Canceled) || errors.As(err, &qe) {
+		t.Errorf("Add cancelled under way: %v; want context.Canceled itself", err)
 	}
 }
