@@ -3,9 +3,13 @@ package sitemap
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -59,6 +63,9 @@ func TestWalk_RedirectToASitemapAlreadyRead(t *testing.T) {
 	if err != nil || len(pages) != 2 || rep.Duplicates != 1 {
 		t.Fatalf("pages %q, Duplicates %d, err %v; want 2 pages, 1 duplicate", pages, rep.Duplicates, err)
 	}
+	if len(rep.Files) != 3 || rep.Files[2].Outcome != FileDuplicate || rep.Fetched != 2 || !rep.Complete {
+		t.Errorf("files %+v, fetched %d, complete %v; want /b.xml a duplicate, 2 fetched, complete", rep.Files, rep.Fetched, rep.Complete)
+	}
 }
 
 // TestWalk_NotModifiedWithoutValidators: a 304 to a request without
@@ -81,23 +88,184 @@ func TestWalk_NotModifiedWithoutValidators(t *testing.T) {
 // sitemaps not read this time stays within MaxURLs pages in all, whole
 // sitemaps at a time.
 func TestCheck_KeptWithinMaxURLs(t *testing.T) {
+	for _, tc := range []struct{ maxURLs, listed int }{
+		{1, 0}, // neither sitemap of two pages fits
+		{3, 2}, // one does
+		{4, 4}, // both do, exactly
+	} {
+		t.Run(fmt.Sprint("MaxURLs ", tc.maxURLs), func(t *testing.T) {
+			s := newTestSite(t, map[string]string{
+				"/index.xml": indexOf("/one.xml", "/two.xml"),
+				"/one.xml":   urlsetOf("/a 2024-01-01", "/b 2024-01-01"),
+				"/two.xml":   urlsetOf("/c 2024-01-01", "/d 2024-01-01"),
+			})
+			w := &Walker{Client: s.srv.Client()}
+			ctx := context.Background()
+			decl := []string{s.srv.URL + "/index.xml"}
+			if res, err := w.Check(ctx, s.srv.URL, decl); err != nil || res.Listed != 4 {
+				t.Fatalf("first check: %+v, %v", res, err)
+			}
+			s.mu.Lock()
+			delete(s.files, "/index.xml")
+			s.mu.Unlock()
+			w.MaxURLs = tc.maxURLs
+			res, err := w.Check(ctx, s.srv.URL, decl)
+			if err != nil || res.Listed != tc.listed {
+				t.Fatalf("index unreadable, MaxURLs %d: Listed %d, %v; want %d", tc.maxURLs, res.Listed, err, tc.listed)
+			}
+		})
+	}
+}
+
+// TestWalk_ReusesConnections: the walker drains what it does not read
+// (an error page), so one connection serves the whole walk.
+func TestWalk_ReusesConnections(t *testing.T) {
+	s := &testSite{files: map[string]string{
+		"/index.xml": indexOf("/missing1.xml", "/missing2.xml", "/missing3.xml", "/ok.xml"),
+		"/ok.xml":    urlsetOf("/1"),
+	}, gzipped: map[string]bool{}, encoded: map[string]bool{}, hits: map[string]int{}}
+	var mu sync.Mutex
+	conns := 0
+	s.srv = httptest.NewUnstartedServer(s)
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	s.srv.Start()
+	defer s.srv.Close()
+	got, err := walkAll(t, &Walker{Client: s.srv.Client()}, s.srv.URL+"/index.xml")
+	req, _ := s.counts()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || req != 5 || !errors.Is(err, ErrStatus) || conns != 1 {
+		t.Errorf("pages %q, %d requests, err %v, %d connections; want 1 page, 5 requests, 404s, 1 connection", got, req, err, conns)
+	}
+}
+
+// TestCheck_CutIsNotComplete: a read cut at MaxURLs, even of the last
+// file, is not Complete and says why: nothing past the cut is Gone.
+func TestCheck_CutIsNotComplete(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/a", "/b", "/c")})
+	w := &Walker{Client: s.srv.Client()}
+	ctx := context.Background()
+	if res, err := w.Check(ctx, s.srv.URL, nil); err != nil || res.Listed != 3 || !res.Complete {
+		t.Fatalf("first check: %+v, %v", res, err)
+	}
+	s.set("/sitemap.xml", urlsetOf("/a", "/b", "/c", "/d")) // read in full again
+	w.MaxURLs = 2
+	res, err := w.Check(ctx, s.srv.URL, nil)
+	if err != nil || res.Pages != 2 || len(res.Files) != 1 {
+		t.Fatalf("cut check: %+v, %v", res, err)
+	}
+	var le *LimitError
+	f := res.Files[0]
+	if res.Complete || len(res.Gone) != 0 || len(res.Errors) != 1 || !errors.As(res.Errors[0], &le) || le.Err != ErrTooManyURLs || le.Limit != 2 ||
+		f.Outcome != FileCut || f.Err != res.Errors[0] || f.Pages != 2 {
+		t.Errorf("cut check: complete %v, gone %q, errors %v, file %+v; want not complete, none gone, one ErrTooManyURLs at 2, FileCut", res.Complete, res.Gone, res.Errors, f)
+	}
+}
+
+// TestWalk_CutFileKeepsItsChildren: a file cut at MaxURLs still reports
+// the child sitemaps it listed before the cut, skipped for MaxURLs.
+func TestWalk_CutFileKeepsItsChildren(t *testing.T) {
 	s := newTestSite(t, map[string]string{
-		"/index.xml": indexOf("/one.xml", "/two.xml"),
-		"/one.xml":   urlsetOf("/a 2024-01-01", "/b 2024-01-01"),
-		"/two.xml":   urlsetOf("/c 2024-01-01", "/d 2024-01-01"),
+		"/sitemap.xml": `<urlset><sitemap><loc>{{base}}/child.xml</loc></sitemap><url><loc>{{base}}/1</loc></url><url><loc>{{base}}/2</loc></url></urlset>`,
+		"/child.xml":   urlsetOf("/3"),
+	})
+	rep, _ := (&Walker{Client: s.srv.Client(), MaxURLs: 1}).WalkReport(context.Background(), []string{s.srv.URL + "/sitemap.xml"}, func(Entry) error { return nil })
+	if rep.Requests != 1 || rep.Pages != 1 || rep.Files[0].Outcome != FileCut || rep.Files[0].Children != 1 || !slices.Equal(rep.Skipped, []string{s.srv.URL + "/child.xml"}) {
+		t.Errorf("%d requests, %d pages, files %+v, skipped %q; want 1, 1, cut with 1 child, the child skipped", rep.Requests, rep.Pages, rep.Files, rep.Skipped)
+	}
+}
+
+// TestWalk_RedirectTargetSeen: the target of a redirect is read; listed
+// again by its own URL, it is a duplicate, not fetched twice.
+func TestWalk_RedirectTargetSeen(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/old.xml", "/new.xml"), "/new.xml": urlsetOf("/1")})
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old.xml" {
+			http.Redirect(w, r, "/new.xml", http.StatusMovedPermanently)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	rep, err := (&Walker{Client: s.srv.Client()}).WalkReport(context.Background(), []string{s.srv.URL + "/index.xml"}, func(e Entry) error { return nil })
+	if err != nil || s.hits["/new.xml"] != 1 || rep.Pages != 1 || rep.Duplicates != 1 {
+		t.Errorf("/new.xml fetched %d times, %d pages, %d duplicates, %v; want 1, 1, 1", s.hits["/new.xml"], rep.Pages, rep.Duplicates, err)
+	}
+}
+
+// TestCheck_SitemapTurnedRedirectToOneRead: a sitemap that now redirects
+// to one already read lists that one's pages: its own former pages are no
+// longer listed, so they are Gone.
+func TestCheck_SitemapTurnedRedirectToOneRead(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/index.xml": indexOf("/a.xml", "/b.xml"),
+		"/a.xml":     urlsetOf("/1 2024-01-01"),
+		"/b.xml":     urlsetOf("/x 2024-01-01"),
 	})
 	w := &Walker{Client: s.srv.Client()}
 	ctx := context.Background()
 	decl := []string{s.srv.URL + "/index.xml"}
-	if res, err := w.Check(ctx, s.srv.URL, decl); err != nil || res.Listed != 4 {
+	if res, err := w.Check(ctx, s.srv.URL, decl); err != nil || res.Listed != 2 {
 		t.Fatalf("first check: %+v, %v", res, err)
 	}
-	s.mu.Lock()
-	delete(s.files, "/index.xml")
-	s.mu.Unlock()
-	w.MaxURLs = 3
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/b.xml" {
+			http.Redirect(w, r, "/a.xml", http.StatusMovedPermanently)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	for i := range 2 { // and it stays gone
+		res, err := w.Check(ctx, s.srv.URL, decl)
+		if err != nil || !res.Complete || res.Duplicates != 1 || res.Listed != 1 {
+			t.Fatalf("check %d: %+v, %v", i+2, res, err)
+		}
+		if wantGone := []string{s.srv.URL + "/x"}; i == 0 && !slices.Equal(res.Gone, wantGone) || i == 1 && len(res.Gone) != 0 {
+			t.Errorf("check %d: Gone %q, Listed %d", i+2, res.Gone, res.Listed)
+		}
+	}
+}
+
+// TestWalk_UnusableURL: a sitemap URL that cannot be requested fails that
+// file only, with no request made.
+func TestWalk_UnusableURL(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/ok.xml": urlsetOf("/1")})
+	rep, err := (&Walker{Client: s.srv.Client()}).WalkReport(context.Background(), []string{"%zz", s.srv.URL + "/ok.xml"}, func(Entry) error { return nil })
+	if req, _ := s.counts(); err != nil || req != 1 || rep.Requests != 1 || rep.Pages != 1 || rep.Failed() != 1 || len(rep.Errors) != 1 ||
+		rep.Files[0].Outcome != FileFailed || !strings.HasPrefix(rep.Files[0].Err.Error(), "sitemap: ") {
+		t.Errorf("%d requests (report %d), %d pages, files %+v, err %v; want 1 request, 1 page, the first file failed", req, rep.Requests, rep.Pages, rep.Files, err)
+	}
+}
+
+// TestCheck_TruncatedRead: what a truncated file gave before it broke is
+// merged with its last read, its children are visited, and its validators
+// are dropped so that the next check reads it in full.
+func TestCheck_TruncatedRead(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/index.xml": indexOf("/p.xml"),
+		"/p.xml":     urlsetOf("/a 2024-01-01", "/c 2024-01-01"),
+		"/q.xml":     urlsetOf("/q"),
+	})
+	ctx := context.Background()
+	store := &MemoryStore{}
+	w := &Walker{Client: s.srv.Client(), Store: store}
+	decl := []string{"/index.xml"}
+	if res, err := w.Check(ctx, s.srv.URL, decl); err != nil || res.Listed != 2 {
+		t.Fatalf("first check: %+v, %v", res, err)
+	}
+	s.set("/index.xml", strings.TrimSuffix(indexOf("/p.xml", "/q.xml"), "</sitemapindex>"))
+	s.set("/p.xml", strings.TrimSuffix(urlsetOf("/a 2024-01-01", "/b 2024-01-01"), "</urlset>"))
 	res, err := w.Check(ctx, s.srv.URL, decl)
-	if err != nil || res.Listed != 2 {
-		t.Fatalf("index unreadable, MaxURLs 3: Listed %d, %v; want 2 (one sitemap of two pages kept)", res.Listed, err)
+	if err != nil || res.Complete || res.Failed() != 2 || res.Listed != 4 || !slices.Equal(res.New, []string{s.srv.URL + "/b", s.srv.URL + "/q"}) || len(res.Gone) != 0 {
+		t.Fatalf("truncated: complete %v, failed %d, listed %d, new %q, gone %q, %v; want false, 2, 4, [b q], none", res.Complete, res.Failed(), res.Listed, res.New, res.Gone, err)
+	}
+	st, _ := store.Load(ctx, s.srv.URL)
+	if p := st.Sitemaps[s.srv.URL+"/p.xml"]; p == nil || p.ETag != "" || len(p.Pages) != 3 {
+		t.Errorf("p.xml state %+v; want its 3 pages, no ETag", p)
 	}
 }

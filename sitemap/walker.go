@@ -606,9 +606,11 @@ func (r *walkRun) fetch(u string, old *SitemapState, fr *FileReport) ([]string, 
 		// A redirect to a sitemap already read is a cycle too (another
 		// spelling of u is not a redirect).
 		if r.seen[k] {
+			// Its pages are those of the sitemap already read: it keeps no
+			// state of its own (what it listed before is no longer listed).
 			rep.Duplicates++
 			fr.Outcome = FileDuplicate
-			return nil, carry(old), nil
+			return nil, nil, nil
 		}
 		r.seen[k] = true
 	}

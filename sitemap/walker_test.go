@@ -441,3 +441,364 @@ func TestCheck_RelativeDeclaredSitemaps(t *testing.T) {
 		t.Errorf("requests %d (report %d), errors %v, new %q; want 1 request, no error, 2 new pages", req, res.Requests, res.Errors, res.New)
 	}
 }
+
+// TestDefaultSitemapURL: the sitemap of a site's origin, whatever path the
+// site URL has; a site that is not an absolute URL gets /sitemap.xml
+// appended.
+func TestDefaultSitemapURL(t *testing.T) {
+	tests := []struct{ site, want string }{
+		{"https://example.com", "https://example.com/sitemap.xml"},
+		{"https://example.com/blog/?q=1#f", "https://example.com/sitemap.xml"},
+		{"http://example.com:8080/x", "http://example.com:8080/sitemap.xml"},
+		{"example.com/", "example.com/sitemap.xml"},
+		{"%zz", "%zz/sitemap.xml"},
+	}
+	for _, tc := range tests {
+		if got := DefaultSitemapURL(tc.site); got != tc.want {
+			t.Errorf("DefaultSitemapURL(%q) = %q, want %q", tc.site, got, tc.want)
+		}
+	}
+}
+
+// TestRobotsURL: the robots.txt of a site's origin.
+func TestRobotsURL(t *testing.T) {
+	tests := []struct{ site, want string }{
+		{"https://example.com", "https://example.com/robots.txt"},
+		{"https://example.com/blog/?q=1", "https://example.com/robots.txt"},
+		{"example.com/", "example.com/robots.txt"},
+		{"%zz", "%zz/robots.txt"},
+	}
+	for _, tc := range tests {
+		if got := robotsURL(tc.site); got != tc.want {
+			t.Errorf("robotsURL(%q) = %q, want %q", tc.site, got, tc.want)
+		}
+	}
+}
+
+// TestSiteStoreKey: one key per site, the default port dropped; a site
+// that is not an absolute URL is its own key.
+func TestSiteStoreKey(t *testing.T) {
+	tests := []struct{ site, want string }{
+		{"HTTPS://Example.COM.:0443", "https://example.com"},
+		{"https://example.com/", "https://example.com"},
+		{"http://example.com:80/x", "http://example.com"},
+		{"http://example.com", "http://example.com"},
+		{"http://example.com:8080", "http://example.com:8080"},
+		{"https://example.com:8443", "https://example.com:8443"},
+		{"example.com", "example.com"},
+		{"%zz", "%zz"},
+	}
+	for _, tc := range tests {
+		if got := siteStoreKey(tc.site); got != tc.want {
+			t.Errorf("siteStoreKey(%q) = %q, want %q", tc.site, got, tc.want)
+		}
+	}
+}
+
+// uaTransport sets the User-Agent, as a bot's client would.
+type uaTransport struct{ rt http.RoundTripper }
+
+func (t uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", "goodbot-test/1")
+	return t.rt.RoundTrip(r)
+}
+
+// TestWalker_Client: the Walker's requests go through its Client; a nil
+// Client means http.DefaultClient.
+func TestWalker_Client(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.UserAgent())
+		mu.Unlock()
+		w.Write([]byte(`<urlset><url><loc>http://` + r.Host + `/1</loc></url></urlset>`))
+	}))
+	defer srv.Close()
+	defer http.DefaultClient.CloseIdleConnections()
+	for _, tc := range []struct {
+		name   string
+		client *http.Client
+		agent  string
+	}{
+		{"own client", &http.Client{Transport: uaTransport{srv.Client().Transport}}, "goodbot-test/1"},
+		{"nil client", nil, "Go-http-client/1.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			agents = nil
+			mu.Unlock()
+			got, err := walkAll(t, &Walker{Client: tc.client}, srv.URL+"/sitemap.xml")
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil || len(got) != 1 || !slices.Equal(agents, []string{tc.agent}) {
+				t.Errorf("pages %q, err %v, User-Agents %q; want 1 page, %q", got, err, agents, tc.agent)
+			}
+		})
+	}
+}
+
+// TestWalk_Limits: each walk limit, at one and at its default (zero):
+// what is read, and what is skipped, for a chain of indexes
+// i0 > i1 > i2 > i3 > p4, where i2 also lists p3 and i0 lists p1.
+func TestWalk_Limits(t *testing.T) {
+	s := newTestSite(t, map[string]string{
+		"/i0.xml": indexOf("/i1.xml", "/p1.xml"),
+		"/i1.xml": indexOf("/i2.xml"),
+		"/i2.xml": indexOf("/i3.xml", "/p3.xml"),
+		"/i3.xml": indexOf("/p4.xml"),
+		"/p1.xml": urlsetOf("/1a", "/1b"),
+		"/p3.xml": urlsetOf("/3a", "/3b"),
+		"/p4.xml": urlsetOf("/4"),
+	})
+	tests := []struct {
+		name     string
+		limits   [3]int // MaxDepth, MaxSitemaps, MaxURLs
+		pages    []string
+		requests int
+		skipped  []string
+		limit    error
+	}{
+		{"defaults: depth 3", [3]int{}, []string{"/3a", "/3b", "/1a", "/1b"}, 6, []string{"/p4.xml"}, ErrTooDeep},
+		{"MaxDepth 1", [3]int{1, 0, 0}, []string{"/1a", "/1b"}, 3, []string{"/i2.xml"}, ErrTooDeep},
+		{"MaxSitemaps 1", [3]int{0, 1, 0}, nil, 1, []string{"/p1.xml", "/i1.xml"}, ErrTooManySitemaps},
+		{"MaxURLs 1", [3]int{0, 0, 1}, []string{"/3a"}, 5, []string{"/p4.xml", "/p1.xml"}, ErrTooManyURLs},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.counts()
+			w := &Walker{Client: s.srv.Client(), MaxDepth: tc.limits[0], MaxSitemaps: tc.limits[1], MaxURLs: tc.limits[2]}
+			var pages []string
+			rep, err := w.WalkReport(context.Background(), []string{s.srv.URL + "/i0.xml"}, func(e Entry) error {
+				pages = append(pages, strings.TrimPrefix(e.Loc, s.srv.URL))
+				return nil
+			})
+			req, _ := s.counts()
+			var skipped []string
+			for _, u := range rep.Skipped {
+				skipped = append(skipped, strings.TrimPrefix(u, s.srv.URL))
+			}
+			if err != nil || req != tc.requests || !slices.Equal(pages, tc.pages) {
+				t.Fatalf("%d requests, pages %q, err %v; want %d, %q", req, pages, err, tc.requests, tc.pages)
+			}
+			if !slices.Equal(skipped, tc.skipped) || rep.SkippedCount != len(tc.skipped) || rep.Complete || !errors.Is(rep.Err(), tc.limit) {
+				t.Errorf("skipped %q (%d), complete %v, err %v; want %q, %v", skipped, rep.SkippedCount, rep.Complete, rep.Err(), tc.skipped, tc.limit)
+			}
+		})
+	}
+}
+
+// TestWalk_DefaultMaxSitemaps: a walk fetches at most 1000 sitemaps.
+func TestWalk_DefaultMaxSitemaps(t *testing.T) {
+	children := make([]string, 1000)
+	files := map[string]string{}
+	for i := range children {
+		children[i] = fmt.Sprintf("/s%d.xml", i)
+		files[children[i]] = `<urlset></urlset>`
+	}
+	files["/index.xml"] = indexOf(children...)
+	s := newTestSite(t, files)
+	rep, err := (&Walker{Client: s.srv.Client()}).WalkReport(context.Background(), []string{s.srv.URL + "/index.xml"}, func(Entry) error { return nil })
+	req, _ := s.counts()
+	if err != nil || req != 1000 || rep.Requests != 1000 || rep.Fetched != 1000 {
+		t.Fatalf("%d requests (report %d, fetched %d), %v; want 1000", req, rep.Requests, rep.Fetched, err)
+	}
+	if !slices.Equal(rep.Skipped, []string{s.srv.URL + "/s999.xml"}) || rep.SkippedCount != 1 || !errors.Is(rep.Err(), ErrTooManySitemaps) {
+		t.Errorf("skipped %q (%d), err %v; want the last child, ErrTooManySitemaps", rep.Skipped, rep.SkippedCount, rep.Err())
+	}
+}
+
+// TestWalk_Options: Walker.Options bounds each file.
+func TestWalk_Options(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/1", "/2")})
+	got, err := walkAll(t, &Walker{Client: s.srv.Client(), Options: &Options{MaxURLs: 1}}, s.srv.URL+"/sitemap.xml")
+	var le *LimitError
+	if len(got) != 1 || !errors.As(err, &le) || le.Err != ErrTooManyURLs || le.Limit != 1 {
+		t.Errorf("Options.MaxURLs 1: pages %q, err %v; want 1 page, ErrTooManyURLs at 1", got, err)
+	}
+}
+
+// TestWalk_ContextEnds: the end of ctx stops a walk with ctx's error; it
+// is not a per-file failure, and a walk whose ctx has ended before it
+// starts makes no request.
+func TestWalk_ContextEnds(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/a.xml", "/b.xml"), "/b.xml": urlsetOf("/2")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a.xml" {
+			cancel()
+			<-r.Context().Done() // the walker hangs up
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	rep, err := (&Walker{Client: s.srv.Client()}).WalkReport(ctx, []string{s.srv.URL + "/index.xml"}, func(Entry) error { return nil })
+	if req, _ := s.counts(); req != 1 || rep.Requests != 2 || !errors.Is(err, context.Canceled) || len(rep.Errors) != 0 || rep.Failed() != 0 {
+		t.Errorf("ended during a.xml: %d requests served (report %d), err %v, errors %v, failed %d; want 1 (2), context.Canceled, none, 0",
+			req, rep.Requests, err, rep.Errors, rep.Failed())
+	}
+	rep, err = (&Walker{Client: s.srv.Client()}).WalkReport(ctx, []string{s.srv.URL + "/index.xml"}, func(Entry) error { return nil })
+	if req, _ := s.counts(); req != 0 || rep.Requests != 0 || len(rep.Files) != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("ended before: %d requests (report %d), files %+v, err %v; want none, context.Canceled", req, rep.Requests, rep.Files, err)
+	}
+}
+
+// failingStore fails Load or Save, and counts the Saves.
+type failingStore struct {
+	MemoryStore
+	load, save error
+	saves      int
+}
+
+func (s *failingStore) Load(ctx context.Context, site string) (*State, error) {
+	if s.load != nil {
+		return nil, s.load
+	}
+	return s.MemoryStore.Load(ctx, site)
+}
+
+func (s *failingStore) Save(ctx context.Context, site string, st *State) error {
+	s.saves++
+	if s.save != nil {
+		return s.save
+	}
+	return s.MemoryStore.Save(ctx, site, st)
+}
+
+// TestCheck_StoreErrors: a Store that cannot Load fails the check before
+// any request; one that cannot Save fails it after the read.
+func TestCheck_StoreErrors(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/a")})
+	boom := errors.New("store down")
+	for _, tc := range []struct {
+		name     string
+		store    *failingStore
+		requests int
+	}{
+		{"load", &failingStore{load: boom}, 0},
+		{"save", &failingStore{save: boom}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s.counts()
+			res, err := (&Walker{Client: s.srv.Client(), Store: tc.store}).Check(context.Background(), s.srv.URL, nil)
+			if req, _ := s.counts(); req != tc.requests || res != nil || err != boom {
+				t.Errorf("%d requests, result %+v, err %v; want %d requests, no result, %v", req, res, err, tc.requests, boom)
+			}
+		})
+	}
+}
+
+// TestCheck_ContextEndsDuringRead: a check whose context ends while it
+// reads returns the context's error and saves nothing.
+func TestCheck_ContextEndsDuringRead(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/a.xml", "/b.xml"), "/a.xml": urlsetOf("/1"), "/b.xml": urlsetOf("/2")})
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a.xml" {
+			cancel()
+			<-r.Context().Done() // the walker hangs up
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	store := &failingStore{}
+	res, err := (&Walker{Client: s.srv.Client(), Store: store}).Check(ctx, s.srv.URL, []string{"/index.xml"})
+	if req, _ := s.counts(); req != 1 || res != nil || !errors.Is(err, context.Canceled) || store.saves != 0 {
+		t.Errorf("%d requests, result %+v, err %v, %d saves; want 1 request served, no result, context.Canceled, no save", req, res, err, store.saves)
+	}
+}
+
+// TestCheck_DeclaredSitemapsAreCrossHost: a sitemap declared in robots.txt
+// may list pages anywhere (the location rule is off); the fallback
+// /sitemap.xml, not declared, is under the rule.
+func TestCheck_DeclaredSitemapsAreCrossHost(t *testing.T) {
+	body := `<urlset><url><loc>{{base}}/blog/1</loc></url><url><loc>https://other.test/2</loc></url></urlset>`
+	s := newTestSite(t, map[string]string{"/blog/sitemap.xml": body, "/sitemap.xml": body})
+	res, err := (&Walker{Client: s.srv.Client()}).Check(context.Background(), s.srv.URL, []string{"/blog/sitemap.xml"})
+	if err != nil || res.Fetched != 1 || res.Listed != 2 || res.Dropped != 0 {
+		t.Errorf("declared: fetched %d, listed %d, dropped %d, %v; want 1, 2, 0", res.Fetched, res.Listed, res.Dropped, err)
+	}
+	res, err = (&Walker{Client: s.srv.Client()}).Check(context.Background(), s.srv.URL, nil)
+	if err != nil || res.Fetched != 1 || res.Listed != 1 || res.Dropped != 1 {
+		t.Errorf("fallback: fetched %d, listed %d, dropped %d, %v; want 1, 1, 1", res.Fetched, res.Listed, res.Dropped, err)
+	}
+}
+
+// TestCheck_IfModifiedSince: a sitemap served with Last-Modified only is
+// asked for again with If-Modified-Since, and a 304 keeps its pages.
+func TestCheck_IfModifiedSince(t *testing.T) {
+	const lm = "Mon, 01 Jan 2024 00:00:00 GMT"
+	var mu sync.Mutex
+	var ims []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ims = append(ims, r.Header.Get("If-Modified-Since"))
+		mu.Unlock()
+		if r.Header.Get("If-None-Match") != "" {
+			t.Errorf("If-None-Match %q sent, no ETag was given", r.Header.Get("If-None-Match"))
+		}
+		if r.Header.Get("If-Modified-Since") == lm {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Last-Modified", lm)
+		w.Write([]byte(`<urlset><url><loc>http://` + r.Host + `/1</loc><lastmod>2024-01-01</lastmod></url></urlset>`))
+	}))
+	defer srv.Close()
+	w := &Walker{Client: srv.Client()}
+	ctx := context.Background()
+	if res, err := w.Check(ctx, srv.URL, nil); err != nil || res.Fetched != 1 || res.Listed != 1 {
+		t.Fatalf("first check: %+v, %v", res, err)
+	}
+	res, err := w.Check(ctx, srv.URL, nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || !slices.Equal(ims, []string{"", lm}) || res.NotModified != 1 || res.Listed != 1 || res.Unchanged != 1 || res.Files[0].Outcome != FileNotModified {
+		t.Errorf("second check: If-Modified-Since %q, NotModified %d, Listed %d, Unchanged %d, %v; want [\"\" %q], 1, 1, 1", ims, res.NotModified, res.Listed, res.Unchanged, err, lm)
+	}
+}
+
+// TestCheck_ReadTime: a read is dated by the server's clock (the Date of
+// the first file read), and by the local clock when no file was read.
+func TestCheck_ReadTime(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/a.xml"), "/a.xml": urlsetOf("/1")})
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		date := "Mon, 01 Jan 2024 10:00:00 GMT"
+		if r.URL.Path == "/a.xml" {
+			date = "Mon, 01 Jan 2024 11:00:00 GMT"
+		}
+		w.Header().Set("Date", date)
+		s.ServeHTTP(w, r)
+	})
+	ctx := context.Background()
+	store := &MemoryStore{}
+	w := &Walker{Client: s.srv.Client(), Store: store}
+	if res, err := w.Check(ctx, s.srv.URL, []string{"/index.xml"}); err != nil || res.Listed != 1 {
+		t.Fatalf("check: %+v, %v", res, err)
+	}
+	st, _ := store.Load(ctx, s.srv.URL)
+	if want := time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC); !st.Read.Equal(want) {
+		t.Errorf("Read %v, want the index's Date %v", st.Read, want)
+	}
+	if res, err := w.Check(ctx, s.srv.URL, []string{"/index.xml"}); err != nil || res.NotModified != 2 {
+		t.Fatalf("second check: %+v, %v; want two 304s", res, err)
+	}
+	st, _ = store.Load(ctx, s.srv.URL)
+	if want := time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC); !st.Read.Equal(want) {
+		t.Errorf("after 304s: Read %v, want the index's Date %v", st.Read, want)
+	}
+	store = &MemoryStore{}
+	w = &Walker{Client: s.srv.Client(), Store: store}
+	before := time.Now()
+	if res, err := w.Check(ctx, s.srv.URL, []string{"/missing.xml"}); err != nil || res.Failed() != 1 {
+		t.Fatalf("check of a missing sitemap: %+v, %v", res, err)
+	}
+	after := time.Now()
+	st, _ = store.Load(ctx, s.srv.URL)
+	if st == nil || st.Read.Before(before.Add(-time.Second)) || st.Read.After(after.Add(time.Second)) {
+		t.Errorf("nothing read: Read %v, want the local time, between %v and %v", st, before, after)
+	}
+}
