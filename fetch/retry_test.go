@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -148,6 +150,72 @@ func TestRetry_C3_NoSilentResendOfClientRequests(t *testing.T) {
 			}
 			if n := w.Count("dead.test", "/reset"); n != 1 {
 				t.Errorf("/reset reached the server %d times, want 1 (a silent resend below the gap)", n)
+			}
+		})
+	}
+}
+
+// C3 keeps a caller's body: a GET with a body of its own, on a reused
+// keep-alive HTTP/1 connection, reaches the server with that body (only
+// bodiless requests leave with the empty sendOnce body).
+func TestRetry_C3_GetKeepsItsOwnBody(t *testing.T) {
+	tests := []struct {
+		name string
+		req  func(u string) *http.Request
+	}{
+		{"body with its GetBody", func(u string) *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, u, strings.NewReader("q=1"))
+			return r
+		}},
+		{"body without GetBody", func(u string) *http.Request {
+			r, _ := http.NewRequest(http.MethodGet, u, nil)
+			r.Body = io.NopCloser(strings.NewReader("q=1"))
+			return r
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, bot := loopback(t)
+			var mu sync.Mutex
+			var bodies []string
+			site(w, "body.test", "User-agent: *\nAllow: /\n").Handle("/search", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				b, err := io.ReadAll(r.Body)
+				if err != nil {
+					t.Errorf("/search: reading the body: %v", err)
+				}
+				mu.Lock()
+				bodies = append(bodies, string(b))
+				mu.Unlock()
+				io.WriteString(rw, "<p>results</p>")
+			}))
+			c := mustClient(t, bot)
+			resp, err := c.Get("http://body.test/") // robots.txt and / on one kept-alive connection
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			var reused []bool
+			req := tt.req("http://body.test/search")
+			req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+				GotConn: func(ci httptrace.GotConnInfo) { reused = append(reused, ci.Reused) },
+			}))
+			resp, err = c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			if n := w.Count("body.test", "/search"); n != 1 || len(bodies) != 1 {
+				t.Fatalf("/search reached the server %d times, handled %d; want 1, 1", n, len(bodies))
+			}
+			if !slices.Equal(reused, []bool{true}) || resp.ProtoMajor != 1 {
+				t.Fatalf("/search over HTTP/%d, connections reused %v; want HTTP/1 over [true]", resp.ProtoMajor, reused)
+			}
+			if bodies[0] != "q=1" {
+				t.Errorf("/search body %q, want \"q=1\"", bodies[0])
 			}
 		})
 	}

@@ -269,3 +269,51 @@ func TestCheck_TruncatedRead(t *testing.T) {
 		t.Errorf("p.xml state %+v; want its 3 pages, no ETag", p)
 	}
 }
+
+// TestCheck_TruncatedAfterNoPages: a file whose last read kept no pages
+// (an index, or an empty urlset: its stored state has no page map) and
+// that now breaks after some pages keeps those pages, and its validators
+// are dropped.
+func TestCheck_TruncatedAfterNoPages(t *testing.T) {
+	tests := []struct {
+		name       string
+		first      map[string]string
+		wantListed int
+		wantNew    []string
+	}{
+		{"was an index", map[string]string{"/sitemap.xml": indexOf("/child.xml"), "/child.xml": urlsetOf("/c")}, 3, []string{"/a", "/b"}},
+		{"was an empty urlset", map[string]string{"/sitemap.xml": urlsetOf()}, 2, []string{"/a", "/b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSite(t, tt.first)
+			ctx := context.Background()
+			store := &MemoryStore{}
+			w := &Walker{Client: s.srv.Client(), Store: store}
+			if res, err := w.Check(ctx, s.srv.URL, nil); err != nil || !res.Complete || s.hits["/sitemap.xml"] != 1 {
+				t.Fatalf("first check: %+v, %v, /sitemap.xml fetched %d times", res, err, s.hits["/sitemap.xml"])
+			}
+			if st, _ := store.Load(ctx, s.srv.URL); st == nil || st.Sitemaps[s.srv.URL+"/sitemap.xml"] == nil || st.Sitemaps[s.srv.URL+"/sitemap.xml"].Pages != nil {
+				t.Fatalf("state after the first check %+v; want /sitemap.xml with no page map", st)
+			}
+			s.set("/sitemap.xml", strings.TrimSuffix(urlsetOf("/a", "/b"), "</urlset>"))
+			res, err := w.Check(ctx, s.srv.URL, nil)
+			if err != nil || s.hits["/sitemap.xml"] != 2 {
+				t.Fatalf("truncated check: %v, /sitemap.xml fetched %d times; want no error, 2", err, s.hits["/sitemap.xml"])
+			}
+			var wantNew []string
+			for _, p := range tt.wantNew {
+				wantNew = append(wantNew, s.srv.URL+p)
+			}
+			if res.Complete || res.Failed() != 1 || res.Listed != tt.wantListed || !slices.Equal(res.New, wantNew) || len(res.Gone) != 0 {
+				t.Errorf("truncated check: complete %v, failed %d, listed %d, new %q, gone %q; want false, 1, %d, %q, none",
+					res.Complete, res.Failed(), res.Listed, res.New, res.Gone, tt.wantListed, wantNew)
+			}
+			st, _ := store.Load(ctx, s.srv.URL)
+			p := st.Sitemaps[s.srv.URL+"/sitemap.xml"]
+			if p == nil || p.ETag != "" || len(p.Pages) != 2 {
+				t.Errorf("/sitemap.xml state %+v; want its 2 pages, no ETag", p)
+			}
+		})
+	}
+}

@@ -2,9 +2,13 @@ package sitemap
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/politeness/sitekeytest"
@@ -122,5 +126,108 @@ func TestCheck_B9_OneStateAcrossSpellings(t *testing.T) {
 			t.Errorf("check as %s: First %v, %d new, %d requests (%d conditional), NotModified %d; want false, 0, 1 (1), 1",
 				site, res.First, len(res.New), requests, conditional, res.NotModified)
 		}
+	}
+}
+
+// hostsSite serves files by host and path ("a.test/sitemap.xml") over one
+// loopback server; its client dials that server whatever the host.
+type hostsSite struct {
+	srv    *httptest.Server
+	client *http.Client
+	mu     sync.Mutex
+	hits   map[string]int // guarded by mu: host+path -> requests
+}
+
+func newHostsSite(t *testing.T, files map[string]string) *hostsSite {
+	t.Helper()
+	s := &hostsSite{hits: map[string]int{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.Host+r.URL.Path]++
+		s.mu.Unlock()
+		body, ok := files[r.Host+r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(body))
+	}))
+	addr := s.srv.Listener.Addr().String()
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}
+	s.client = &http.Client{Transport: tr}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		s.srv.Close()
+	})
+	return s
+}
+
+func (s *hostsSite) hitsOf(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[key]
+}
+
+// TestWalk_HostsDifferingInTheirFirstLetter: sitemaps on a.test and
+// b.test, which differ only in their first letter, are two sitemaps, not
+// one sitemap met twice: both are read and both lists are reported, as
+// roots of a walk, as the Sitemap lines of a Check, and as children of
+// one index.
+func TestWalk_HostsDifferingInTheirFirstLetter(t *testing.T) {
+	files := map[string]string{
+		"a.test/index.xml":   `<sitemapindex><sitemap><loc>http://a.test/sitemap.xml</loc></sitemap><sitemap><loc>http://b.test/sitemap.xml</loc></sitemap></sitemapindex>`,
+		"a.test/sitemap.xml": `<urlset><url><loc>http://a.test/1</loc></url></urlset>`,
+		"b.test/sitemap.xml": `<urlset><url><loc>http://b.test/1</loc></url></urlset>`,
+	}
+	both := []string{"http://a.test/sitemap.xml", "http://b.test/sitemap.xml"}
+	ctx := context.Background()
+	walk := func(roots ...string) func(w *Walker) ([]string, *Report, error) {
+		return func(w *Walker) ([]string, *Report, error) {
+			var got []string
+			rep, err := w.WalkReport(ctx, roots, func(e Entry) error {
+				got = append(got, e.Loc)
+				return nil
+			})
+			return got, rep, err
+		}
+	}
+	tests := []struct {
+		name string
+		run  func(w *Walker) ([]string, *Report, error)
+	}{
+		{"two roots", walk(both...)},
+		{"one index", walk("http://a.test/index.xml")},
+		{"Check with two Sitemap lines", func(w *Walker) ([]string, *Report, error) {
+			w.Store = &MemoryStore{}
+			res, err := w.Check(ctx, "http://a.test", both)
+			if err != nil {
+				return nil, nil, err
+			}
+			st, _ := w.Store.Load(ctx, "http://a.test")
+			for _, u := range both {
+				if sm := st.Sitemaps[u]; sm == nil || len(sm.Pages) != 1 {
+					t.Errorf("state of %s %+v; want its one page", u, sm)
+				}
+			}
+			return res.New, &res.Report, nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newHostsSite(t, files)
+			got, rep, err := tt.run(&Walker{Client: s.client, CrossHost: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := s.hitsOf("a.test/sitemap.xml"), s.hitsOf("b.test/sitemap.xml"); a != 1 || b != 1 {
+				t.Fatalf("a.test/sitemap.xml fetched %d times, b.test/sitemap.xml %d; want 1, 1", a, b)
+			}
+			if !slices.Equal(got, []string{"http://a.test/1", "http://b.test/1"}) || rep.Duplicates != 0 || len(rep.Errors) != 0 {
+				t.Errorf("pages %q, %d duplicates, errors %v; want [http://a.test/1 http://b.test/1], 0, none", got, rep.Duplicates, rep.Errors)
+			}
+		})
 	}
 }
