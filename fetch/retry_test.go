@@ -138,12 +138,7 @@ func TestRetry_C3_NoSilentResendOfClientRequests(t *testing.T) {
 			w, bot := loopback(t)
 			site(w, "dead.test", "User-agent: *\nAllow: /\n").Handle("/reset", fetchtest.Reset())
 			c := mustClient(t, bot)
-			resp, err := c.Get("http://dead.test/") // robots.txt and / on one kept-alive connection
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			keepAlive(t, c, "http://dead.test/")
 			if resp, err := c.Do(tt.req(&url.URL{Scheme: "http", Host: "dead.test", Path: "/reset"})); err == nil {
 				resp.Body.Close()
 				t.Fatal("/reset: no error")
@@ -153,6 +148,18 @@ func TestRetry_C3_NoSilentResendOfClientRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepAlive gets u through c and reads it whole, so that the host's
+// robots.txt and u leave one kept-alive connection for the next request.
+func keepAlive(t *testing.T, c *http.Client, u string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 }
 
 // C3 keeps a caller's body: a GET with a body of its own, on a reused
@@ -189,18 +196,13 @@ func TestRetry_C3_GetKeepsItsOwnBody(t *testing.T) {
 				io.WriteString(rw, "<p>results</p>")
 			}))
 			c := mustClient(t, bot)
-			resp, err := c.Get("http://body.test/") // robots.txt and / on one kept-alive connection
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			keepAlive(t, c, "http://body.test/")
 			var reused []bool
 			req := tt.req("http://body.test/search")
 			req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 				GotConn: func(ci httptrace.GotConnInfo) { reused = append(reused, ci.Reused) },
 			}))
-			resp, err = c.Do(req)
+			resp, err := c.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,10 @@
 package fetch_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 )
 
 // retrying is a go-retryablehttp client that retries twice, 1 ms apart, on
@@ -31,25 +30,6 @@ func retrying(hc *http.Client) *retryablehttp.Client {
 	}
 }
 
-// syncBuffer is a bytes.Buffer for a slog handler written from several
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A retrying client ABOVE the bot keeps pacing: its retry, sent 1 ms after
 // a 503 with Retry-After: 1, waits in politeness until the site's second has
 // passed (fake time), and no Warn line is logged.
@@ -60,7 +40,7 @@ func TestRetries_AboveTheBotKeepPacing(t *testing.T) {
 		site(w, "a.test", "").Handle("/x", fetchtest.Sequence(
 			fetchtest.RetryAfter(http.StatusServiceUnavailable, "1"),
 			fetchtest.HTML("<p>x</p>")))
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		bot := memBot(w)
 		bot.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		rc := retrying(mustClient(t, bot))
@@ -94,7 +74,7 @@ func TestRetries_BelowTheBotHammerAndAreReported(t *testing.T) {
 	w, bot := loopback(t)
 	site(w, "a.test", "").Handle("/x", fetchtest.RetryAfter(http.StatusServiceUnavailable, "1")).
 		Handle("/ok", fetchtest.HTML("ok"))
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	bot.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	bot.Transport = &retryablehttp.RoundTripper{Client: retrying(&http.Client{Transport: bot.Transport})}
 	f := mustFetcher(t, bot)
@@ -128,7 +108,7 @@ func TestRetries_BelowTheBotHammerAndAreReported(t *testing.T) {
 func TestRetries_BelowTheBotReportedForRobotsTxt(t *testing.T) {
 	w, bot := loopback(t)
 	w.Host("a.test").Handle("/robots.txt", fetchtest.RetryAfter(http.StatusServiceUnavailable, "1"))
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	bot.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	bot.Transport = &retryablehttp.RoundTripper{Client: retrying(&http.Client{Transport: bot.Transport})}
 	f := mustFetcher(t, bot)

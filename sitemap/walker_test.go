@@ -442,35 +442,28 @@ func TestCheck_RelativeDeclaredSitemaps(t *testing.T) {
 	}
 }
 
-// TestDefaultSitemapURL: the sitemap of a site's origin, whatever path the
-// site URL has; a site that is not an absolute URL gets /sitemap.xml
-// appended.
-func TestDefaultSitemapURL(t *testing.T) {
-	tests := []struct{ site, want string }{
-		{"https://example.com", "https://example.com/sitemap.xml"},
-		{"https://example.com/blog/?q=1#f", "https://example.com/sitemap.xml"},
-		{"http://example.com:8080/x", "http://example.com:8080/sitemap.xml"},
-		{"example.com/", "example.com/sitemap.xml"},
-		{"%zz", "%zz/sitemap.xml"},
+// TestOriginURLs: a site's sitemap and robots.txt are at its origin,
+// whatever path the site URL has; a site that is not an absolute URL gets
+// the path appended.
+func TestOriginURLs(t *testing.T) {
+	tests := []struct {
+		name       string
+		fn         func(string) string
+		site, want string
+	}{
+		{"sitemap", DefaultSitemapURL, "https://example.com", "https://example.com/sitemap.xml"},
+		{"sitemap", DefaultSitemapURL, "https://example.com/blog/?q=1#f", "https://example.com/sitemap.xml"},
+		{"sitemap", DefaultSitemapURL, "http://example.com:8080/x", "http://example.com:8080/sitemap.xml"},
+		{"sitemap", DefaultSitemapURL, "example.com/", "example.com/sitemap.xml"},
+		{"sitemap", DefaultSitemapURL, "%zz", "%zz/sitemap.xml"},
+		{"robots", robotsURL, "https://example.com", "https://example.com/robots.txt"},
+		{"robots", robotsURL, "https://example.com/blog/?q=1", "https://example.com/robots.txt"},
+		{"robots", robotsURL, "example.com/", "example.com/robots.txt"},
+		{"robots", robotsURL, "%zz", "%zz/robots.txt"},
 	}
 	for _, tc := range tests {
-		if got := DefaultSitemapURL(tc.site); got != tc.want {
-			t.Errorf("DefaultSitemapURL(%q) = %q, want %q", tc.site, got, tc.want)
-		}
-	}
-}
-
-// TestRobotsURL: the robots.txt of a site's origin.
-func TestRobotsURL(t *testing.T) {
-	tests := []struct{ site, want string }{
-		{"https://example.com", "https://example.com/robots.txt"},
-		{"https://example.com/blog/?q=1", "https://example.com/robots.txt"},
-		{"example.com/", "example.com/robots.txt"},
-		{"%zz", "%zz/robots.txt"},
-	}
-	for _, tc := range tests {
-		if got := robotsURL(tc.site); got != tc.want {
-			t.Errorf("robotsURL(%q) = %q, want %q", tc.site, got, tc.want)
+		if got := tc.fn(tc.site); got != tc.want {
+			t.Errorf("%s of %q = %q, want %q", tc.name, tc.site, got, tc.want)
 		}
 	}
 }
@@ -626,14 +619,7 @@ func TestWalk_ContextEnds(t *testing.T) {
 	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/a.xml", "/b.xml"), "/b.xml": urlsetOf("/2")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/a.xml" {
-			cancel()
-			<-r.Context().Done() // the walker hangs up
-			return
-		}
-		s.ServeHTTP(w, r)
-	})
+	s.cancelAt("/a.xml", cancel)
 	rep, err := (&Walker{Client: s.srv.Client()}).WalkReport(ctx, []string{s.srv.URL + "/index.xml"}, func(Entry) error { return nil })
 	if req, _ := s.counts(); req != 1 || rep.Requests != 2 || !errors.Is(err, context.Canceled) || len(rep.Errors) != 0 || rep.Failed() != 0 {
 		t.Errorf("ended during a.xml: %d requests served (report %d), err %v, errors %v, failed %d; want 1 (2), context.Canceled, none, 0",
@@ -690,20 +676,26 @@ func TestCheck_StoreErrors(t *testing.T) {
 	}
 }
 
+// cancelAt makes s call cancel when path is asked for, and hold that
+// request until the walker hangs up.
+func (s *testSite) cancelAt(path string, cancel context.CancelFunc) {
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			cancel()
+			<-r.Context().Done()
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+}
+
 // TestCheck_ContextEndsDuringRead: a check whose context ends while it
 // reads returns the context's error and saves nothing.
 func TestCheck_ContextEndsDuringRead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := newTestSite(t, map[string]string{"/index.xml": indexOf("/a.xml", "/b.xml"), "/a.xml": urlsetOf("/1"), "/b.xml": urlsetOf("/2")})
-	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/a.xml" {
-			cancel()
-			<-r.Context().Done() // the walker hangs up
-			return
-		}
-		s.ServeHTTP(w, r)
-	})
+	s.cancelAt("/a.xml", cancel)
 	store := &failingStore{}
 	res, err := (&Walker{Client: s.srv.Client(), Store: store}).Check(ctx, s.srv.URL, []string{"/index.xml"})
 	if req, _ := s.counts(); req != 1 || res != nil || !errors.Is(err, context.Canceled) || store.saves != 0 {

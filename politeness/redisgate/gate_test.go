@@ -1,7 +1,6 @@
 package redisgate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/politeness/gatetest"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
@@ -238,7 +238,7 @@ func TestGate_C7_UnreachableFailsClosed(t *testing.T) {
 func TestGate_BadStateAndClose(t *testing.T) {
 	c := newClient(t, needRedis(t))
 	prefix := testPrefix()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	g := newTestGate(t, c, prefix, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	const host = "http://garbled.test:80"
@@ -582,24 +582,6 @@ func TestGate_C3_ReleaseBeforeSubscribeNotMissed(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination for goroutines (the renewals).
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A gate that works logs no warning: not for a lease renewed and touched
 // during a short wait and then released, nor for waiters that give up
 // behind a holder or behind another process's turn.
@@ -609,7 +591,7 @@ func TestGate_QuietWhenAllIsWell(t *testing.T) {
 	c := newClient(t, addr)
 	var h countHook
 	c.AddHook(&h)
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	g := newTestGate(t, c, prefix, &Options{LeaseTTL: 30 * time.Millisecond, Fence: -1,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	ctx := context.Background()

@@ -17,6 +17,7 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/crawl/queuetest"
 	"github.com/goodbot-go/goodbot/fetch/links"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -858,24 +859,6 @@ func TestQueue_ReleasedByTheSameQueue(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink that tests read while renewals write to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitFor polls cond (every millisecond, up to 5s) and fails t if it
 // never holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -893,7 +876,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestQueue_LostLeaseStopsRenewing(t *testing.T) {
 	ctx := context.Background()
 	c := needRedis(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	t.Cleanup(func() { _ = q.Close() })
 	mustAdd(t, q, items("http://a.test/1", "http://b.test/1"), 0)
@@ -927,7 +910,7 @@ func TestQueue_FailedRenewalIsLogged(t *testing.T) {
 	c := needRedis(t)
 	h := &failHook{}
 	c.AddHook(h)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	t.Cleanup(func() { _ = q.Close() })
 	mustAdd(t, q, items("http://a.test/1"), 0)
