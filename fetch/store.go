@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -196,8 +197,9 @@ func spells(raw, scheme, host, path, query string) bool {
 
 // authority returns the host and port of u's site key ([politeness.HostKey])
 // as a URL writes them: the default port dropped, non-ASCII bytes and an
-// IPv6 zone's '%' escaped. It reports false when the host is empty or holds
-// an ASCII byte no URL host may hold.
+// IPv6 zone's '%' escaped. It reports false when the host is empty, holds
+// an ASCII byte no URL host may hold (a bracket outside an IP literal among
+// them), or is in brackets but no IPv6 address.
 func authority(u *url.URL) (string, bool) {
 	_, hostport, _ := strings.Cut(politeness.SiteOrigin(u), "://")
 	if hostport == "" || hostport[0] == ':' {
@@ -207,6 +209,9 @@ func authority(u *url.URL) (string, bool) {
 	rest := hostport
 	if end := strings.LastIndexByte(hostport, ']'); hostport[0] == '[' && end > 0 {
 		addr, zone, ok := strings.Cut(hostport[1:end], "%")
+		if ip, err := netip.ParseAddr(addr); err != nil || !ip.Is6() {
+			return "", false // brackets hold an IPv6 address, nothing else
+		}
 		b.WriteByte('[')
 		b.WriteString(addr) // as net/netip writes it
 		if ok {
@@ -235,11 +240,12 @@ func authority(u *url.URL) (string, bool) {
 	return b.String(), true
 }
 
-// validHostByte reports whether c may stand unescaped in a URL's host and
-// port (RFC 3986 reg-name, IP literal brackets and the port's colon).
+// validHostByte reports whether c may stand unescaped in a URL's host
+// name and port (RFC 3986 reg-name and the port's colon; an IP literal's
+// brackets are read apart).
 func validHostByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("-._~!$&'()*+,;=:[]", c) >= 0
+		strings.IndexByte("-._~!$&'()*+,;=:", c) >= 0
 }
 
 // normEscapes decodes escapes of unreserved characters, upper-cases the hex
