@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -314,7 +315,7 @@ func TestDirectories_D2_ServeKeys(t *testing.T) {
 	key := signingtest.DirectoriesKey()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr botkit.SyncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	args := []string{"-key", bottest.KeyFile(t, key), "-state", bottest.StatePath(t), "-serve-keys", "127.0.0.1:0"}
 	go func() { done <- directories.Run(ctx, args, botkit.Env{Stdout: io.Discard, Stderr: &stderr}) }()
@@ -431,7 +432,7 @@ func TestDirectories_ListOntoFullDisk(t *testing.T) {
 		if recs := records(t, state); len(recs) != 1 {
 			t.Fatalf("%d records", len(recs))
 		}
-		var stderr botkit.SyncBuffer
+		var stderr syncbuf.Buffer
 		code := directories.Run(context.Background(), []string{"-state", state, "-list"}, botkit.Env{Stdout: bottest.FullDisk{}, Stderr: &stderr})
 		if code != 3 || !strings.Contains(stderr.String(), "records not written") {
 			t.Errorf("exit %d, want 3\n%s", code, stderr.String())

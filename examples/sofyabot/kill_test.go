@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -288,13 +289,13 @@ func fetchedSet(t *testing.T, path string) map[string]bool {
 
 // lineWatch keeps what a child prints and closes first at its first line.
 type lineWatch struct {
-	botkit.SyncBuffer
+	syncbuf.Buffer
 	first chan struct{}
 	once  sync.Once
 }
 
 func (w *lineWatch) Write(p []byte) (int, error) {
-	n, err := w.SyncBuffer.Write(p)
+	n, err := w.Buffer.Write(p)
 	if bytes.IndexByte(p, '\n') >= 0 {
 		w.once.Do(func() { close(w.first) })
 	}

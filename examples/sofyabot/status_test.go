@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"net/http"
 	"os"
@@ -34,7 +35,7 @@ func watchedCrawl(t *testing.T) (string, *fetchtest.Web, botkit.Status) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	urls := make(chan string, 1)
-	var stderr botkit.SyncBuffer
+	var stderr syncbuf.Buffer
 	env := botkit.Env{Stdout: io.Discard, Stderr: &stderr, Transport: tr, Scale: 0.02,
 		StatusListening: func(u string) { urls <- u }}
 	done := make(chan int, 1)

@@ -1,6 +1,7 @@
 // Package syncbuf has a byte buffer that goroutines may write to while
-// another reads it: a log destination for tests whose code logs from
-// goroutines of its own (renewals, retries) while the test looks.
+// another reads it: the output of a bot run in this process (the demo's
+// workers, the examples' tests) or the log of code that logs from
+// goroutines of its own (renewals, retries) while a test looks.
 package syncbuf
 
 import (

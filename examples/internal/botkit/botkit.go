@@ -6,7 +6,6 @@ package botkit
 import (
 	"crypto/ed25519"
 
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -272,24 +271,6 @@ func ParseResults(stdout string) []Result {
 		}
 	}
 	return out
-}
-
-// SyncBuffer is a bytes.Buffer safe for concurrent writes.
-type SyncBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // FlagSet returns a flag set for the bot named f.Name, writing to

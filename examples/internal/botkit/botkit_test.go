@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"flag"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"os"
 	"path/filepath"
@@ -209,7 +210,7 @@ func TestExitStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var logs SyncBuffer
+			var logs syncbuf.Buffer
 			s := &Session{Log: Logger(&logs, false), Out: &Output{JSON: true, Stdout: io.Discard}}
 			if tt.stdout != nil {
 				s.Out.Stdout = tt.stdout
@@ -235,7 +236,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"-x"}, 1, "bot: flag provided but not defined: -x (see bot -h)\n"},
 		{[]string{"-n", "many"}, 1, `bot: invalid value "many" for flag -n: parse error (see bot -h)` + "\n"},
 	} {
-		var out SyncBuffer
+		var out syncbuf.Buffer
 		fs := flag.NewFlagSet("bot", flag.ContinueOnError)
 		fs.SetOutput(&out)
 		fs.Int("n", 1, "a number")

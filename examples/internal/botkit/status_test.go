@@ -1,6 +1,7 @@
 package botkit
 
 import (
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestProgress_LineShowsPausedAndRate(t *testing.T) {
 		{done: 7, queued: 0, paused: 0, after: 2 * time.Second, want: "progress: 7 done, 0 queued, 0 hosts paused, 3.50 pages/s"},
 	}
 	for _, tc := range cases {
-		var b SyncBuffer
+		var b syncbuf.Buffer
 		p := &Progress{W: &b, Counts: func() (int, int) { return tc.done, tc.queued }, Paused: func() int { return tc.paused }}
 		start := time.Now()
 		p.start = start

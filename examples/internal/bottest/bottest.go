@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"net/http"
 	"os"
@@ -75,7 +76,7 @@ func RunContext(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTri
 // Output.Stdout (nil: captured in Output.Stdout).
 func runIn(t testing.TB, ctx context.Context, run RunFunc, tr http.RoundTripper, scale float64, want int, w io.Writer, args ...string) *Output {
 	t.Helper()
-	var stdout, stderr botkit.SyncBuffer
+	var stdout, stderr syncbuf.Buffer
 	var sout io.Writer = &stdout
 	if w != nil {
 		sout = w

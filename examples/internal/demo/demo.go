@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"flag"
 	"fmt"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"os"
 	"path/filepath"
@@ -238,7 +239,7 @@ func (d *demo) exec(ctx context.Context, s step) *record {
 	if s.before != nil {
 		s.before()
 	}
-	var stdout, stderr botkit.SyncBuffer
+	var stdout, stderr syncbuf.Buffer
 	rec := &record{}
 	var mu sync.Mutex
 	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: d.web.Transport(), Scale: d.scale,

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"io"
 	"strings"
 	"sync"
@@ -39,7 +40,7 @@ func (d *demo) fleetStep(news []string) step {
 		}
 		defer srv.Kill()
 		var wg sync.WaitGroup
-		var outs [fleetWorkers]botkit.SyncBuffer
+		var outs [fleetWorkers]syncbuf.Buffer
 		codes := make([]int, fleetWorkers)
 		for i := range fleetWorkers {
 			wenv := env

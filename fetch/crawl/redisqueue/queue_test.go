@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -829,8 +830,7 @@ func TestQueue_ReleasedByTheSameQueue(t *testing.T) {
 	h := &rtHook{}
 	c.AddHook(h)
 	var logs bytes.Buffer // read after Close, which waits for the renewals
-	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	t.Cleanup(func() { _ = q.Close() })
+	q := openLogged(t, c, &logs)
 	mustAdd(t, q, items("http://a.test/1"), 0)
 	const ttl = 300 * time.Millisecond // renewals every 100ms, wall clock
 	first, _, ok, err := q.Lease(ctx, t0, ttl)
@@ -877,8 +877,7 @@ func TestQueue_LostLeaseStopsRenewing(t *testing.T) {
 	ctx := context.Background()
 	c := needRedis(t)
 	var logs syncbuf.Buffer
-	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	t.Cleanup(func() { _ = q.Close() })
+	q := openLogged(t, c, &logs)
 	mustAdd(t, q, items("http://a.test/1", "http://b.test/1"), 0)
 	const ttl = 60 * time.Millisecond // renewals every 20ms
 	a, _, ok, err := q.Lease(ctx, time.Now(), ttl)
@@ -911,8 +910,7 @@ func TestQueue_FailedRenewalIsLogged(t *testing.T) {
 	h := &failHook{}
 	c.AddHook(h)
 	var logs syncbuf.Buffer
-	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	t.Cleanup(func() { _ = q.Close() })
+	q := openLogged(t, c, &logs)
 	mustAdd(t, q, items("http://a.test/1"), 0)
 	it, _, ok, err := q.Lease(ctx, time.Now(), 30*time.Millisecond)
 	if !ok || err != nil {
@@ -1073,8 +1071,7 @@ func TestQueue_FinishedLeaseIsForgotten(t *testing.T) {
 	h := &rtHook{}
 	c.AddHook(h)
 	var logs bytes.Buffer // read after Close, which waits for the renewals
-	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	t.Cleanup(func() { _ = q.Close() })
+	q := openLogged(t, c, &logs)
 	mustAdd(t, q, items("http://a.test/1", "http://a.test/2"), 0)
 	it, _, ok, err := q.Lease(ctx, time.Now(), 30*time.Millisecond)
 	if !ok || err != nil {
@@ -1188,4 +1185,13 @@ func TestQueue_CancelledDuringTheCall(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || errors.As(err, &qe) {
 		t.Errorf("Add cancelled under way: %v; want context.Canceled itself", err)
 	}
+}
+
+// openLogged is a Queue of a new crawl on c that logs to w, closed when
+// the test ends.
+func openLogged(t *testing.T, c *redis.Client, w io.Writer) *Queue {
+	t.Helper()
+	q := New(c, crawlName(), &Options{Logger: slog.New(slog.NewTextHandler(w, nil))})
+	t.Cleanup(func() { _ = q.Close() })
+	return q
 }
