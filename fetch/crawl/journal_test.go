@@ -111,10 +111,15 @@ func TestCrawler_FinishFailureIsLogged(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("log %q; want one error per outcome not recorded", lines)
 	}
-	for i, line := range lines {
-		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, fmt.Sprintf("url=http://a.test/%d", i)) || !strings.Contains(line, "disk full") {
-			t.Errorf("log line %q; want the error of a.test/%d's outcome", line, i)
+	logged0 := strings.Contains(logged.String(), "url=http://a.test/0 ")
+	logged1 := strings.Contains(logged.String(), "url=http://a.test/1 ")
+	for _, line := range lines { // in the order the finishers logged
+		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "disk full") {
+			t.Errorf("log line %q; want an error with the journal's", line)
 		}
+	}
+	if !logged0 || !logged1 {
+		t.Errorf("log %q; want the error of each page's outcome, a.test/0 and a.test/1", lines)
 	}
 }
 
