@@ -12,7 +12,7 @@ import (
 // the writes of a checkpoint while they are applied.
 type layer struct {
 	buckets map[string]*layerBucket
-	bytes   int            // what the layer holds, for the checkpoint threshold
+	bytes   int            // what the layer's writes add up to, for the checkpoint threshold (see apply)
 	room    map[string]int // keys of each bucket in the layer before (see next)
 }
 
@@ -24,10 +24,11 @@ type layerBucket struct {
 }
 
 // entryOverhead approximates what one key costs a layer beyond its bytes
-// (map entry, string and slice headers), bucketOverhead what one bucket
-// does beyond its name (its entry, struct and empty map): a layer of many
-// buckets with few keys each (or dropped ones) is bounded as one of many
-// keys.
+// (map entry, string and slice headers), and is what each change counts
+// beyond its key and value (a sequence or a dropped bucket has neither);
+// bucketOverhead what one bucket does beyond its name (its entry, struct
+// and empty map): a layer of many buckets with few keys each (or dropped
+// ones) is bounded as one of many keys.
 const (
 	entryOverhead  = 64
 	bucketOverhead = 160
@@ -82,26 +83,24 @@ func (l *layer) sequence(bucket string) (seq uint64, decided bool) {
 	return 0, b.dropped
 }
 
-// apply makes c part of the layer.
+// apply makes c part of the layer. Every change counts in l.bytes, a
+// rewrite of a key or a dropped bucket's keys too: l.bytes is then what the
+// log took since the layer started (so the checkpoint threshold bounds the
+// log's files, however often the same keys are written) and an upper
+// bound of what the layer's maps hold.
 func (l *layer) apply(c change) {
 	b := l.bucket(c.bucket)
+	l.bytes += len(c.key) + len(c.val) + entryOverhead
 	switch c.kind {
 	case opPut, opDelete:
-		if old, ok := b.keys[c.key]; ok {
-			l.bytes -= len(c.key) + len(old) + entryOverhead
-		}
 		v := c.val
 		if c.kind == opPut && v == nil {
 			v = []byte{}
 		}
 		b.keys[c.key] = v
-		l.bytes += len(c.key) + len(v) + entryOverhead
 	case opSequence:
 		b.seq, b.hasSeq = c.seq, true
 	case opDropBucket:
-		for k, v := range b.keys {
-			l.bytes -= len(k) + len(v) + entryOverhead
-		}
 		clear(b.keys)
 		b.dropped, b.seq, b.hasSeq = true, 0, false
 	}
