@@ -272,7 +272,7 @@ func (l *logFile) reset(gen uint64) error {
 // flusher goroutine writes every record appended since its last write in
 // one write and syncs the file, then wakes the writers of those records
 // (each waits for its own batch, once). The records that arrive while one
-// sync runs share the next, and syncs start at most every 2 ms
+// sync runs share the next, and syncs start at most every 8 ms
 // (syncEvery): a writer alone is not delayed, a crowd shares its syncs.
 type logWriter struct {
 	mu     sync.Mutex // guards the fields below
@@ -334,8 +334,13 @@ func (w *logWriter) wait(b *logBatch) error {
 // syncEvery is the shortest time between the starts of two syncs of the
 // log while writers crowd (the last sync carried records of several): the
 // records that come meanwhile share a sync, up to this much later. A
-// writer alone is synced at once.
-const syncEvery = 2 * time.Millisecond
+// writer alone is synced at once. A sync costs the process 50 to 150 µs
+// of CPU (the kernel's journal commit) however few records it carries: at
+// 2 ms a crawl of 3,000 pages a second paid 20 to 30 µs a page for them,
+// at 8 ms 8 to 10 (BENCHMARKS.md). The writes still go out in time for a
+// crawler: 256 writers waiting a sync each (crawl.DefaultParallel) take
+// 25,000 records a second.
+const syncEvery = 8 * time.Millisecond
 
 // flusher writes and syncs the appended records, batch after batch, until
 // close.

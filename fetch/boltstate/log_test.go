@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -1203,6 +1204,48 @@ func TestLog_LoneWriterNotDelayed(t *testing.T) {
 		}
 		if n := boltstate.LogSyncs(st); n < 5 {
 			t.Errorf("%d syncs for five writes one after another, want one each", n)
+		}
+	})
+}
+
+// A crowd of writers shares its syncs: while the last sync carried the
+// records of several writers, syncs start at most every 8 ms, so eight
+// writers writing for a second of the clock make about 125 syncs, each
+// carrying the records that came meanwhile (a write waits up to 8 ms more
+// for its sync).
+func TestLog_CrowdSyncsAtMostEvery8ms(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		syncs0 := boltstate.LogSyncs(st)
+		start := time.Now() // the bubble's clock: it moves only while every goroutine waits on it
+		var writes atomic.Int64
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := 0; time.Since(start) < time.Second; i++ {
+					if err := st.Write(context.Background(), func(tx *boltstate.Tx) error {
+						return tx.Put("b", fmt.Sprintf("w%d-%d", w, i), []byte("v"))
+					}); err != nil {
+						t.Error(err)
+						return
+					}
+					writes.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		syncs := boltstate.LogSyncs(st) - syncs0
+		if writes.Load() < 8*100 {
+			t.Fatalf("eight writers made %d writes in a second, want at least 800 (one each per sync)", writes.Load())
+		}
+		// A second of 8 ms periods, the first syncs (before the crowd is
+		// seen) and the last one's remainder.
+		if syncs > 1000/8+3 || syncs < 1000/8-3 {
+			t.Errorf("eight writers for a second made %d syncs, want about 125 (one every 8 ms)", syncs)
 		}
 	})
 }
