@@ -194,10 +194,7 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 			if err != nil {
 				return err
 			}
-			raw, err := json.Marshal(record{URL: it.URL.String(), Depth: it.Depth, From: it.From, Tries: it.Tries, Seq: seq})
-			if err != nil {
-				return err
-			}
+			raw := record{URL: it.URL.String(), Depth: it.Depth, From: it.From, Tries: it.Tries, Seq: seq}.appendJSON(nil)
 			if err := tx.Put(frontierBucket, it.Key, raw); err != nil {
 				return err
 			}

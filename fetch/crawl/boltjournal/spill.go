@@ -94,11 +94,7 @@ func (j *Journal) Push(ctx context.Context, site string, items []crawl.Item) err
 	}
 	raws := make([][]byte, len(items))
 	for i, it := range items {
-		raw, err := json.Marshal(record{URL: it.URL.String(), Key: it.Key, Depth: it.Depth, From: it.From, Tries: it.Tries})
-		if err != nil {
-			return fmt.Errorf("boltjournal: spill: %w", err)
-		}
-		raws[i] = raw
+		raws[i] = record{URL: it.URL.String(), Key: it.Key, Depth: it.Depth, From: it.From, Tries: it.Tries}.appendJSON(nil)
 	}
 	h := &j.spill
 	h.mu.Lock()
