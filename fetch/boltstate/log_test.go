@@ -778,8 +778,7 @@ func TestLog_CheckpointsBoundMemory(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	var txBefore int
-	st.DB.View(func(tx *bbolt.Tx) error { txBefore = tx.ID(); return nil })
+	txBefore := txID(t, st.DB)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	most := 0
@@ -799,9 +798,7 @@ func TestLog_CheckpointsBoundMemory(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	var txAfter int
-	st.DB.View(func(tx *bbolt.Tx) error { txAfter = tx.ID(); return nil })
-	if txAfter-txBefore < 10 {
+	if txAfter := txID(t, st.DB); txAfter-txBefore < 10 {
 		t.Errorf("5,000 writes of 100 bytes made %d checkpoints with a 4 KiB threshold, want at least 10", txAfter-txBefore)
 	}
 	// Two thresholds, a write from each of the 8 writers beyond each (key,

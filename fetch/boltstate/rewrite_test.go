@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 )
 
@@ -61,8 +59,7 @@ func checkpointedRewrites(t *testing.T, write func(tx *boltstate.Tx, i int) erro
 	}
 	defer st.Close()
 	ctx := context.Background()
-	var txBefore int
-	st.DB.View(func(tx *bbolt.Tx) error { txBefore = tx.ID(); return nil })
+	txBefore := txID(t, st.DB)
 	biggest, most := int64(0), 0
 	const writes = 2000 // 2,000 records of up to 120 bytes
 	for i := range writes {
@@ -76,9 +73,7 @@ func checkpointedRewrites(t *testing.T, write func(tx *boltstate.Tx, i int) erro
 	if biggest < 200 {
 		t.Fatalf("the log files held %d bytes at most: the writes were not logged", biggest)
 	}
-	var txAfter int
-	st.DB.View(func(tx *bbolt.Tx) error { txAfter = tx.ID(); return nil })
-	if txAfter-txBefore < 10 {
+	if txAfter := txID(t, st.DB); txAfter-txBefore < 10 {
 		t.Errorf("%d rewrites made %d checkpoints with a 4 KiB threshold, want at least 10", writes, txAfter-txBefore)
 	}
 	// Two files of a threshold each, a record beyond each, their headers.
