@@ -15,11 +15,19 @@ import (
 )
 
 // inspect turns challenge pages and, for HTML-only bots, other content
-// types into errors. It runs above politeness, so that the pacing sees the
+// types into errors (an answer to HEAD is judged by its status and
+// headers). It runs above politeness, so that the pacing sees the
 // answer as it came. own is sniff's: the body is read whole by a Fetcher.
 func (c *chain) inspect(resp *http.Response, pb *prefixBody, own bool) error {
-	if resp.Request.Method == http.MethodHead || resp.StatusCode == http.StatusNotModified ||
-		(resp.StatusCode >= 300 && resp.StatusCode < 400) {
+	if resp.StatusCode == http.StatusNotModified || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
+		return nil
+	}
+	if resp.Request.Method == http.MethodHead {
+		// No body to read: a challenge its status and headers show
+		// (Cf-Mitigated: challenge) is still one.
+		if v := c.detector.Detect(resp.StatusCode, resp.Header, nil); v.Blocked {
+			return challengeError(resp.Request.URL, resp.StatusCode, v)
+		}
 		return nil
 	}
 	if v := c.sniff(resp, pb, own); v.Blocked {
