@@ -32,6 +32,25 @@ func testSession(t testing.TB, env Env) (*Session, *syncbuf.Buffer) {
 	return s, &logs
 }
 
+// crawlSession is a session over w with no state file and a Fetcher of
+// testBot's, closed when the test ends: its output and log buffers.
+func crawlSession(t testing.TB, w *fetchtest.Web) (s *Session, f *fetch.Fetcher, stdout, stderr, logs *syncbuf.Buffer) {
+	t.Helper()
+	stdout, stderr = new(syncbuf.Buffer), new(syncbuf.Buffer)
+	s, logs = testSession(t, Env{Stdout: stdout, Stderr: stderr, Transport: w.RoundTripper()})
+	bot := testBot()
+	if err := s.Apply(&bot); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fetch.NewFetcher(bot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.fetcher = f
+	t.Cleanup(func() { s.Close() })
+	return s, f, stdout, stderr, logs
+}
+
 // crawlWeb is a site whose home page links to /a, /b and /c.
 func crawlWeb(c http.Handler) *fetchtest.Web {
 	w := fetchtest.New()
@@ -70,18 +89,7 @@ func TestCrawlRun_CountsAndFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := crawlWeb(tc.c)
 			synctest.Test(t, func(t *testing.T) {
-				var stdout, stderr syncbuf.Buffer
-				s, logs := testSession(t, Env{Stdout: &stdout, Stderr: &stderr, Transport: w.RoundTripper()})
-				bot := testBot()
-				if err := s.Apply(&bot); err != nil {
-					t.Fatal(err)
-				}
-				f, err := fetch.NewFetcher(bot)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.fetcher = f
-				defer s.Close()
+				s, f, stdout, _, logs := crawlSession(t, w)
 				front := &crawl.Frontier{}
 				front.Add(mustURL(t, "http://a.test/"), 0, "seed")
 				var mu sync.Mutex
@@ -134,16 +142,7 @@ func TestCrawlRun_Fresh(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		w := crawlWeb(fetchtest.HTML("c"))
 		synctest.Test(t, func(t *testing.T) {
-			var stdout, stderr syncbuf.Buffer
-			s, _ := testSession(t, Env{Stdout: &stdout, Stderr: &stderr, Transport: w.RoundTripper()})
-			bot := testBot()
-			s.Apply(&bot)
-			f, err := fetch.NewFetcher(bot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.fetcher = f
-			defer s.Close()
+			s, f, _, _, _ := crawlSession(t, w)
 			front := &crawl.Frontier{}
 			front.Add(mustURL(t, "http://a.test/"), 0, "seed")
 			(&Crawl{Fetcher: f, Frontier: front, Fresh: fresh}).Run(context.Background(), s)
@@ -165,16 +164,7 @@ func TestCrawlRun_NoFollow(t *testing.T) {
 		Handle("/", fetchtest.HTML(`<meta name="robots" content="nofollow"><a href="/a">a</a>`)).
 		Handle("/a", fetchtest.HTML("a"))
 	synctest.Test(t, func(t *testing.T) {
-		var stdout, stderr syncbuf.Buffer
-		s, _ := testSession(t, Env{Stdout: &stdout, Stderr: &stderr, Transport: w.RoundTripper()})
-		bot := testBot()
-		s.Apply(&bot)
-		f, err := fetch.NewFetcher(bot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.fetcher = f
-		defer s.Close()
+		s, f, _, _, _ := crawlSession(t, w)
 		front := &crawl.Frontier{}
 		front.Add(mustURL(t, "http://a.test/"), 0, "seed")
 		counts := (&Crawl{Fetcher: f, Frontier: front, FollowLinks: true}).Run(context.Background(), s)

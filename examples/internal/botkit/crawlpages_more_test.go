@@ -8,10 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
-	"github.com/goodbot-go/goodbot/internal/syncbuf"
 )
 
 // Pages keeps the text of each page fetched ok; a page whose directives
@@ -39,23 +37,14 @@ func TestCrawlRun_PageText(t *testing.T) {
 		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
 			Handle("/", fetchtest.HTML(`<html><head><title>T</title><meta name="robots" content="noindex"></head><body>hello</body></html>`))
 		synctest.Test(t, func(t *testing.T) {
-			var stdout, stderr syncbuf.Buffer
-			s, logs := testSession(t, Env{Stdout: &stdout, Stderr: &stderr, Transport: w.RoundTripper()})
-			bot := testBot()
-			s.Apply(&bot)
-			f, err := fetch.NewFetcher(bot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.fetcher = f
-			defer s.Close()
+			s, f, stdout, _, logs := crawlSession(t, w)
 			front := &crawl.Frontier{}
 			front.Add(mustURL(t, "http://a.test/"), 0, "seed")
 			counts := (&Crawl{Fetcher: f, Frontier: front, Pages: &PageStore{Dir: tc.dir}, Use: tc.use}).Run(context.Background(), s)
 			if counts["ok"] != 1 {
 				t.Fatalf("%s: counts %v", tc.name, counts)
 			}
-			_, err = os.Stat(filepath.Join(tc.dir, PageFile(mustURL(t, "http://a.test/"))))
+			_, err := os.Stat(filepath.Join(tc.dir, PageFile(mustURL(t, "http://a.test/"))))
 			if (err == nil) != tc.kept {
 				t.Errorf("%s: page text kept: %v", tc.name, err == nil)
 			}

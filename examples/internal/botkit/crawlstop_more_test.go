@@ -9,7 +9,6 @@ import (
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
-	"github.com/goodbot-go/goodbot/internal/syncbuf"
 )
 
 // An interrupted crawl ends with ExitPartial and is reported as
@@ -25,16 +24,7 @@ func TestCrawlRun_Stopped(t *testing.T) {
 	} {
 		w := crawlWeb(fetchtest.HTML("c"))
 		synctest.Test(t, func(t *testing.T) {
-			var stdout, stderr syncbuf.Buffer
-			s, logs := testSession(t, Env{Stdout: &stdout, Stderr: &stderr, Transport: w.RoundTripper()})
-			bot := testBot()
-			s.Apply(&bot)
-			f, err := fetch.NewFetcher(bot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.fetcher = f
-			defer s.Close()
+			s, f, _, _, logs := crawlSession(t, w)
 			front := &crawl.Frontier{Journal: tc.journal}
 			front.Add(mustURL(t, "http://a.test/"), 0, "seed")
 			ctx, cancel := context.WithCancel(context.Background())
