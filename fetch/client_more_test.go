@@ -68,21 +68,7 @@ func TestWrap_D11_TimeoutFromExistingOnlyWhenTheBotHasNone(t *testing.T) {
 // never changed; without LocalAddr it dials on its own, like any other
 // transport.
 func TestWrap_HTTPTransportDialer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	addr := closingListener(t)
 	for _, tt := range []struct {
 		name    string
 		local   netip.Addr

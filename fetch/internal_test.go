@@ -317,15 +317,15 @@ func TestInternal_RefuseDowngrade(t *testing.T) {
 	}
 }
 
-// The transports fetch builds or clones (New without Transport, Wrap of a
-// client without one, Wrap with LocalAddr) check the address they dial,
-// below the URL checks; a caller's own transport is left alone.
-func TestInternal_DialerOfBuiltTransports(t *testing.T) {
+// closingListener is the address of a loopback listener that closes every
+// connection it accepts, until the test ends.
+func closingListener(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -335,7 +335,14 @@ func TestInternal_DialerOfBuiltTransports(t *testing.T) {
 			c.Close()
 		}
 	}()
-	addr := ln.Addr().String()
+	return ln.Addr().String()
+}
+
+// The transports fetch builds or clones (New without Transport, Wrap of a
+// client without one, Wrap with LocalAddr) check the address they dial,
+// below the URL checks; a caller's own transport is left alone.
+func TestInternal_DialerOfBuiltTransports(t *testing.T) {
+	addr := closingListener(t)
 	mk := func(allow []netip.Prefix, wrap *http.Client, local netip.Addr) *http.Client {
 		bot := fetch.Bot{UserAgent: testUA, AllowInternal: allow, LocalAddr: local}
 		if wrap == nil {
