@@ -1206,10 +1206,12 @@ func TestLog_LoneWriterNotDelayed(t *testing.T) {
 }
 
 // A crowd of writers shares its syncs: while the last sync carried the
-// records of several writers, syncs start at most every 8 ms, so eight
-// writers writing for a second of the clock make about 125 syncs, each
-// carrying the records that came meanwhile (a write waits up to 8 ms more
-// for its sync).
+// records of several writers, the next starts 8 ms after it, so the
+// records that come meanwhile share it (a write waits up to 8 ms more for
+// its sync); a sync that carried one record is followed at once. On the
+// bubble's clock, which moves only during those pauses, eight writers
+// writing for a second make about 125 pauses of 8 ms, and no two syncs
+// start closer than that unless at the same moment.
 func TestLog_CrowdSyncsAtMostEvery8ms(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
@@ -1217,13 +1219,20 @@ func TestLog_CrowdSyncsAtMostEvery8ms(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		syncs0 := boltstate.LogSyncs(st)
+		var mu sync.Mutex
+		var syncs []time.Time
+		boltstate.SetBeforeSync(st, func() {
+			mu.Lock()
+			syncs = append(syncs, time.Now())
+			mu.Unlock()
+		})
 		start := time.Now() // the bubble's clock: it moves only while every goroutine waits on it
 		var writes atomic.Int64
 		var wg sync.WaitGroup
 		for w := range 8 {
 			wg.Go(func() {
-				for i := 0; time.Since(start) < time.Second; i++ {
+				// A clock that never moves (no pauses) ends at 20,000 writes each.
+				for i := 0; time.Since(start) < time.Second && i < 20000; i++ {
 					if err := st.Write(context.Background(), func(tx *boltstate.Tx) error {
 						return tx.Put("b", fmt.Sprintf("w%d-%d", w, i), []byte("v"))
 					}); err != nil {
@@ -1235,14 +1244,22 @@ func TestLog_CrowdSyncsAtMostEvery8ms(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		syncs := boltstate.LogSyncs(st) - syncs0
-		if writes.Load() < 8*100 {
-			t.Fatalf("eight writers made %d writes in a second, want at least 800 (one each per sync)", writes.Load())
+		mu.Lock()
+		defer mu.Unlock()
+		if writes.Load() < 8*100 || len(syncs) == 0 {
+			t.Fatalf("eight writers made %d writes and %d syncs in a second, want at least 800 writes", writes.Load(), len(syncs))
 		}
-		// A second of 8 ms periods, the first syncs (before the crowd is
-		// seen) and the last one's remainder.
-		if syncs > 1000/8+3 || syncs < 1000/8-3 {
-			t.Errorf("eight writers for a second made %d syncs, want about 125 (one every 8 ms)", syncs)
+		paused := 0
+		for i := 1; i < len(syncs); i++ {
+			switch gap := syncs[i].Sub(syncs[i-1]); {
+			case gap >= 8*time.Millisecond:
+				paused++
+			case gap > 0:
+				t.Fatalf("syncs %d and %d started %v apart, want 8 ms at least (or at once, after a sync of one record)", i-1, i, gap)
+			}
+		}
+		if paused < 1000/8-2 || paused > 1000/8+1 {
+			t.Errorf("eight writers for a second made %d pauses between syncs, want about 125 (8 ms each)", paused)
 		}
 	})
 }
