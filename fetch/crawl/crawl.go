@@ -107,14 +107,19 @@ func (c *Crawler) Done() int { return int(c.done.Load()) }
 var ErrNoFetcher = errors.New("crawl: Crawler needs a Frontier and a Get or Fetcher")
 
 // ErrQueue is the sentinel of the error [Crawler.Run] returns when the
-// Frontier's Queue fails to lease an item.
+// Frontier's Queue fails to lease an item or to record an outcome.
 var ErrQueue = errors.New("crawl: queue failed")
 
 // Run crawls until the frontier is empty (it returns nil), ctx ends (it
 // returns ctx.Err() once every worker has finished its current item; items
-// not recorded stay queued, see the package doc) or the Queue fails to
-// lease an item (it returns an error wrapping [ErrQueue] and the Queue's
-// error, once every worker has finished its current item).
+// not recorded stay queued, see the package doc) or the Queue fails (it
+// returns an error wrapping [ErrQueue] and the Queue's error, once every
+// worker has finished its current item). The Queue fails when it cannot
+// lease an item, or when its Finish fails other than with [ErrLeaseLost]
+// (a Journal that cannot write, a shared queue's server gone): Run then
+// leases nothing more, since every page fetched after that would be
+// fetched again when the crawl resumes from what was recorded. Each
+// outcome not recorded is logged with its URL.
 func (c *Crawler) Run(ctx context.Context) error {
 	if c.Frontier == nil || (c.Get == nil && c.Fetcher == nil) {
 		return ErrNoFetcher
@@ -130,6 +135,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 		n = DefaultParallel
 	}
 	q := c.Frontier.queue()
+	fail := &failure{stop: make(chan struct{})}
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
 	var wg, finishers sync.WaitGroup
@@ -142,7 +148,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 		for range n {
 			finishers.Go(func() {
 				for j := range finishing {
-					c.finish(ctx, q, j.it, j.step, j.ready)
+					c.finish(ctx, q, fail, j.it, j.step, j.ready)
 					select {
 					case finished <- struct{}{}: // the dispatcher looks at the schedule again
 					default: // it is told already
@@ -154,12 +160,12 @@ func (c *Crawler) Run(ctx context.Context) error {
 	for range n {
 		wg.Go(func() {
 			for it := range work {
-				c.run(ctx, q, it, finishing)
+				c.run(ctx, q, fail, it, finishing)
 				freed <- struct{}{}
 			}
 		})
 	}
-	err := c.dispatch(ctx, q, n, work, freed, finished)
+	err := c.dispatch(ctx, q, fail, n, work, freed, finished)
 	close(work)
 	wg.Wait()
 	if finishing != nil {
@@ -169,14 +175,34 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if fail.err != nil {
+		return fmt.Errorf("%w: recording an outcome: %w", ErrQueue, fail.err)
+	}
 	return ctx.Err()
+}
+
+// failure is the first error of a Run's Queue.Finish other than a lost
+// lease; stop is closed when it is set.
+type failure struct {
+	once sync.Once
+	err  error
+	stop chan struct{}
+}
+
+// set keeps err if it is the first, and closes stop.
+func (f *failure) set(err error) {
+	f.once.Do(func() {
+		f.err = err
+		close(f.stop)
+	})
 }
 
 // dispatch leases the due items and hands each to a free worker (n at
 // first; freed tells of one more) until the crawl is over, ctx ends or the
-// Queue fails. With no site due it waits for the next ready time, a worker
-// to finish, a finisher's Finish to return (finished), or Recheck.
-func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item, freed, finished <-chan struct{}) error {
+// Queue fails (to lease: its error is returned; to finish: fail is set).
+// With no site due it waits for the next ready time, a worker to finish, a
+// finisher's Finish to return (finished), or Recheck.
+func (c *Crawler) dispatch(ctx context.Context, q Queue, fail *failure, n int, work chan<- Item, freed, finished <-chan struct{}) error {
 	idle := n
 	var timer *time.Timer
 	defer func() {
@@ -191,14 +217,21 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item
 				idle++
 			case <-ctx.Done():
 				return nil
+			case <-fail.stop:
+				return nil
 			}
 			continue
+		}
+		select {
+		case <-fail.stop:
+			return nil
+		default:
 		}
 		now := time.Now()
 		it, next, ok, err := q.Lease(ctx, now, c.LeaseTTL)
 		if ctx.Err() != nil {
 			if ok { // leased as ctx ended: give it back untouched
-				c.finish(ctx, q, it, Step{}, time.Time{})
+				c.finish(ctx, q, fail, it, Step{}, time.Time{})
 			}
 			return nil
 		}
@@ -228,6 +261,8 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, n int, work chan<- Item
 		case <-finished:
 		case <-timer.C:
 		case <-ctx.Done():
+			return nil
+		case <-fail.stop:
 			return nil
 		}
 		timer.Stop()
@@ -294,17 +329,17 @@ func IsHTML(p *fetch.Page) bool {
 // run fetches one leased item and records its outcome, with the links it
 // queued, in one Finish: the site is then due at its next turn. The Finish
 // goes to finishing when it is not nil and has room.
-func (c *Crawler) run(ctx context.Context, q Queue, it Item, finishing chan<- finishJob) {
+func (c *Crawler) run(ctx context.Context, q Queue, fail *failure, it Item, finishing chan<- finishJob) {
 	ready, wait, refused := c.turn(ctx, it)
 	if wait {
-		c.finish(ctx, q, it, Step{}, ready) // not its turn yet: back to the schedule
+		c.finish(ctx, q, fail, it, Step{}, ready) // not its turn yet: back to the schedule
 		return
 	}
 	p := c.Get(ctx, it)
 	if ctx.Err() != nil {
 		// Interrupted: the outcome is not recorded, the item goes back
 		// to the head of its site's queue (and stays in the journal).
-		c.finish(ctx, q, it, Step{}, time.Time{})
+		c.finish(ctx, q, fail, it, Step{}, time.Time{})
 		return
 	}
 	c.done.Add(1)
@@ -346,7 +381,7 @@ func (c *Crawler) run(ctx context.Context, q Queue, it Item, finishing chan<- fi
 	select {
 	case finishing <- finishJob{it, step, ready}:
 	default:
-		c.finish(ctx, q, it, step, ready)
+		c.finish(ctx, q, fail, it, step, ready)
 	}
 }
 
@@ -366,10 +401,14 @@ func finishWaits(q Queue) bool {
 }
 
 // finish ends the lease of it with step (even when ctx has ended: the step
-// describes a fetch that happened) and logs a failure.
-func (c *Crawler) finish(ctx context.Context, q Queue, it Item, step Step, ready time.Time) {
+// describes a fetch that happened) and logs a failure; a failure other
+// than a lost lease (the item is another taker's now) stops the Run.
+func (c *Crawler) finish(ctx context.Context, q Queue, fail *failure, it Item, step Step, ready time.Time) {
 	if err := q.Finish(context.WithoutCancel(ctx), it, step, ready); err != nil {
 		c.Log.Error("recording a page's outcome in the crawl queue", "url", it.URL.Redacted(), "err", err)
+		if !errors.Is(err, ErrLeaseLost) {
+			fail.set(err)
+		}
 	}
 }
 

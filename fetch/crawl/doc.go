@@ -50,7 +50,10 @@
 // with the context. Cancelling the context stops the crawl: Run returns
 // once every worker has finished its current item and every Finish has
 // returned, and an item interrupted by the cancellation is not recorded, so
-// it stays queued.
+// it stays queued. A Finish that fails (a Journal that cannot write, a
+// shared Queue's server gone; a lost lease aside) stops the crawl the same
+// way, and Run returns an error wrapping [ErrQueue]: what was not recorded
+// stays queued, and no page is fetched whose outcome would be lost.
 //
 // Done may be read while Run runs; OnPage, Handle and Get are called from
 // the workers, for different sites at once.

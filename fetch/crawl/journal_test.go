@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // memJournal is a MemoryJournal that also keeps every step, and fails
@@ -91,35 +92,136 @@ func TestCrawler_InterruptedItemResumes(t *testing.T) {
 	}
 }
 
-// An outcome the Queue fails to record (its Journal fails) is logged, with
-// the page's URL, and the crawl goes on in memory.
-func TestCrawler_FinishFailureIsLogged(t *testing.T) {
-	j := newMemJournal()
-	j.fail = errors.New("disk full")
-	f := &Frontier{Journal: j}
-	f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1")}, "seed")
+// failingQueue is a Queue whose Finish fails with fail from the after-th
+// call on, and (with lost) answers the first call with a lost lease after
+// applying it; it counts the calls.
+type failingQueue struct {
+	Queue
+	mu    sync.Mutex
+	calls int
+	after int
+	fail  error
+	lost  bool
+}
+
+func (q *failingQueue) Finish(ctx context.Context, it Item, step Step, ready time.Time) error {
+	q.mu.Lock()
+	q.calls++
+	n := q.calls
+	q.mu.Unlock()
+	if q.fail != nil && n >= q.after {
+		return q.fail
+	}
+	err := q.Queue.Finish(ctx, it, step, ready)
+	if q.lost && n == 1 && err == nil {
+		return &LeaseError{Site: it.Site}
+	}
+	return err
+}
+
+// failAfter is a memJournal whose Records fail with err from the n-th on.
+type failAfter struct {
+	*memJournal
+	n   int
+	err error
+}
+
+func (j *failAfter) Record(ctx context.Context, s Step) error {
+	j.mu.Lock()
+	n := len(j.steps) + 1
+	j.mu.Unlock()
+	if n >= j.n {
+		j.memJournal.mu.Lock()
+		j.steps = append(j.steps, s)
+		j.memJournal.mu.Unlock()
+		return j.err
+	}
+	return j.memJournal.Record(ctx, s)
+}
+
+// An outcome the Queue fails to record (its Journal cannot write, a shared
+// queue's server is gone) stops the crawl: Run leases nothing more and
+// returns ErrQueue with the Queue's error, each outcome not recorded is
+// logged with its URL, and what was not recorded is still queued for the
+// next run. Without the stop, every page fetched after the failure would
+// be fetched again when the crawl resumes.
+func TestCrawler_FinishFailureStopsTheCrawl(t *testing.T) {
+	const sites, parallel = 40, 2
+	seeds := make([]*url.URL, sites)
+	for i := range seeds {
+		seeds[i] = u(fmt.Sprintf("http://s%d.test/", i))
+	}
+	for _, tt := range []struct {
+		name string
+		err  error
+		make func(err error) (*Frontier, *memJournal)
+	}{
+		{"journal", errors.New("disk full"), func(err error) (*Frontier, *memJournal) {
+			j := newMemJournal()
+			// Record 1 is the seeds, 2 and 3 two outcomes; 4 fails.
+			return &Frontier{Journal: &failAfter{memJournal: j, n: 4, err: err}}, j
+		}},
+		{"shared queue", errors.New("queue server gone"), func(err error) (*Frontier, *memJournal) {
+			return &Frontier{Queue: &failingQueue{Queue: NewMemoryQueue(), after: 3, fail: err}}, nil
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, j := tt.make(tt.err)
+			if n := f.AddAll(seeds, "seed"); n != sites {
+				t.Fatalf("AddAll queued %d, want %d", n, sites)
+			}
+			var logged bytes.Buffer
+			c := &Crawler{Frontier: f, Parallel: parallel, Log: slog.New(slog.NewTextHandler(&logged, nil)),
+				Get: func(context.Context, Item) Page { return Page{Outcome: "ok"} }}
+			// A crawl that goes on leases the items whose Finish failed again
+			// and again: the deadline ends it.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err := c.Run(ctx)
+			if !errors.Is(err, ErrQueue) || !errors.Is(err, tt.err) {
+				t.Fatalf("Run = %v; want ErrQueue wrapping %q", err, tt.err)
+			}
+			// Two outcomes recorded, the failing one, and at most what the
+			// workers, the finishers and their queue held when it failed.
+			if got, most := c.Done(), 2+1+3*parallel+1; got < 3 || got > most {
+				t.Errorf("%d pages fetched of %d; want at least the 3 up to the failure and at most %d", got, sites, most)
+			}
+			lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+			if len(lines) != c.Done()-2 {
+				t.Errorf("%d lines logged for %d outcomes not recorded: %q", len(lines), c.Done()-2, lines)
+			}
+			for _, line := range lines {
+				if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, tt.err.Error()) || !strings.Contains(line, "url=http://s") {
+					t.Errorf("log line %q; want an error with the page's URL and the queue's error", line)
+				}
+			}
+			if j == nil {
+				return
+			}
+			next := &Frontier{Journal: j}
+			if n, err := next.Resume(context.Background()); err != nil || n != sites-2 {
+				t.Errorf("Resume = %d, %v; want the %d outcomes not recorded", n, err, sites-2)
+			}
+		})
+	}
+}
+
+// A lease lost (the item went to another taker) is logged and the crawl
+// goes on: the item is the other taker's to finish.
+func TestCrawler_LostLeaseDoesNotStopTheCrawl(t *testing.T) {
+	f := &Frontier{Queue: &failingQueue{Queue: NewMemoryQueue(), lost: true}}
+	f.AddAll([]*url.URL{u("http://a.test/0"), u("http://a.test/1"), u("http://b.test/0")}, "seed")
 	var logged bytes.Buffer
 	c := &Crawler{Frontier: f, Log: slog.New(slog.NewTextHandler(&logged, nil)),
 		Get: func(context.Context, Item) Page { return Page{Outcome: "ok"} }}
 	if err := c.Run(context.Background()); err != nil {
-		t.Fatal(err)
+		t.Fatalf("Run = %v; want nil", err)
 	}
-	if c.Done() != 2 || f.Len() != 0 {
-		t.Fatalf("%d pages fetched, %d left; want 2, 0", c.Done(), f.Len())
+	if c.Done() != 3 || f.Len() != 0 {
+		t.Errorf("%d pages fetched, %d left; want 3, 0", c.Done(), f.Len())
 	}
-	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("log %q; want one error per outcome not recorded", lines)
-	}
-	logged0 := strings.Contains(logged.String(), "url=http://a.test/0 ")
-	logged1 := strings.Contains(logged.String(), "url=http://a.test/1 ")
-	for _, line := range lines { // in the order the finishers logged
-		if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "disk full") {
-			t.Errorf("log line %q; want an error with the journal's", line)
-		}
-	}
-	if !logged0 || !logged1 {
-		t.Errorf("log %q; want the error of each page's outcome, a.test/0 and a.test/1", lines)
+	if n := strings.Count(logged.String(), "no lease on an item of"); n != 1 {
+		t.Errorf("log %q; want the lost lease once", logged.String())
 	}
 }
 
