@@ -273,3 +273,38 @@ func TestSofya_FleetFlagsAndRedisDown(t *testing.T) {
 		t.Errorf("results printed without Redis: %q", stdout.String())
 	}
 }
+
+// A fleet whose Redis refuses writes (out of memory) crawls nothing and
+// says so: the seeds cannot be queued, and the run ends partial, not 0.
+func TestSofya_FleetRedisRefusesWrites(t *testing.T) {
+	srv, err := redistest.Start("")
+	if err != nil {
+		testenv.Missing(t, "no redis-server for the fleet: %v", err)
+	}
+	defer srv.Kill()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(ctx, "probe", "x", 0).Err(); err == nil || !strings.Contains(err.Error(), "OOM") {
+		t.Fatalf("a write to the full Redis: %v; want an OOM error", err)
+	}
+	web, _ := fleetWeb(1, 2)
+	var stdout, stderr bytes.Buffer
+	env := botkit.Env{Stdout: &stdout, Stderr: &stderr, Transport: web.RoundTripper(), Scale: 0.01}
+	code := sofya.Run(ctx, []string{"-json", "-redis", srv.Addr, "-crawl", "full", "http://f0.test/"}, env)
+	if code != botkit.ExitPartial {
+		t.Errorf("exit %d, want ExitPartial (%d); stderr:\n%s", code, botkit.ExitPartial, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the seeds could not be queued") {
+		t.Errorf("stderr does not say the seeds were not queued:\n%s", stderr.String())
+	}
+	if n := len(web.RequestsTo("f0.test", "/")); n != 0 {
+		t.Errorf("the home page was fetched %d times with no queue to record it; want 0", n)
+	}
+}

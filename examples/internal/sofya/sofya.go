@@ -80,7 +80,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	front.AddAll(sites, "seed")
 	if err := front.Err(); err != nil {
-		s.Log.Warn("the crawl journal failed; a restart may not resume this crawl", "err", err)
+		s.WorkFailed("the seeds could not be queued in the crawl journal or the fleet's queue", "err", err)
 	}
 	c := &botkit.Crawl{Fetcher: fetcher, Frontier: front, FollowLinks: true, CrossSite: *wander, Parallel: *parallel, Fleet: s.Fleet,
 		Pages: &botkit.PageStore{Dir: *out},
