@@ -2,7 +2,6 @@ package botkit
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -136,58 +135,6 @@ func TestCrawlRun_CountsAndFailures(t *testing.T) {
 			})
 		})
 	}
-}
-
-// brokenJournal is a crawl journal that records the seeds and then fails
-// for good (a full disk).
-type brokenJournal struct {
-	crawl.MemoryJournal
-	mu      sync.Mutex
-	records int
-}
-
-var errDiskFull = errors.New("no space left on device")
-
-func (j *brokenJournal) Record(ctx context.Context, step crawl.Step) error {
-	j.mu.Lock()
-	j.records++
-	n := j.records
-	j.mu.Unlock()
-	if n > 1 {
-		return errDiskFull
-	}
-	return j.MemoryJournal.Record(ctx, step)
-}
-
-// A crawl whose outcomes cannot be recorded stops after the page whose
-// outcome failed (every page fetched after it would be fetched again by
-// the next run) and the run ends with ExitPartial, saying why.
-func TestCrawlRun_JournalFailureStopsTheRun(t *testing.T) {
-	w := crawlWeb(fetchtest.HTML("c"))
-	synctest.Test(t, func(t *testing.T) {
-		s, f, _, _, logs := crawlSession(t, w)
-		front := &crawl.Frontier{Journal: &brokenJournal{}}
-		if !front.Add(mustURL(t, "http://a.test/"), 0, "seed") {
-			t.Fatal("the seed was not queued")
-		}
-		counts := (&Crawl{Fetcher: f, Frontier: front, FollowLinks: true}).Run(context.Background(), s)
-		if counts["ok"] != 1 || w.Count("a.test", "/") != 1 {
-			t.Fatalf("counts %v, %d fetches of /; want the home page fetched once", counts, w.Count("a.test", "/"))
-		}
-		for _, p := range []string{"/a", "/b", "/c"} {
-			if n := w.Count("a.test", p); n != 0 {
-				t.Errorf("%s fetched %d times after the journal failed; want 0", p, n)
-			}
-		}
-		if got := s.Exit(context.Background(), ExitOK); got != ExitPartial {
-			t.Errorf("Exit = %d, want ExitPartial (%d); log:\n%s", got, ExitPartial, logs.String())
-		}
-		for _, want := range []string{"the crawl stopped: its queue failed", errDiskFull.Error()} {
-			if !strings.Contains(logs.String(), want) {
-				t.Errorf("log lacks %q:\n%s", want, logs.String())
-			}
-		}
-	})
 }
 
 // Fresh sends Cache-Control: no-cache with each page request (B9).
