@@ -57,6 +57,20 @@ func fleetWeb(hosts, n int) (*fetchtest.Web, []string) {
 	return w, pages
 }
 
+// fleetRedis starts a redis-server for a fleet test, killed when the test
+// ends, and a client of it.
+func fleetRedis(t *testing.T) (*redistest.Server, *redis.Client) {
+	t.Helper()
+	srv, err := redistest.Start("")
+	if err != nil {
+		testenv.Missing(t, "no redis-server for the fleet: %v", err)
+	}
+	t.Cleanup(srv.Kill)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { rdb.Close() })
+	return srv, rdb
+}
+
 // worker is one sofyabot process of the fleet test.
 type worker struct {
 	cmd    *exec.Cmd
@@ -83,13 +97,7 @@ func TestSofya_S8_FleetSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a redis-server and four sofyabot processes for several seconds")
 	}
-	srv, err := redistest.Start("")
-	if err != nil {
-		testenv.Missing(t, "no redis-server for the fleet: %v", err)
-	}
-	defer srv.Kill()
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	defer rdb.Close()
+	srv, rdb := fleetRedis(t)
 
 	const hosts, perHost = 30, 14
 	const scale = 0.05 // sofyabot's 1 s delay becomes 50 ms, its fetch deadline 2 s, its lease 4 s
@@ -277,13 +285,7 @@ func TestSofya_FleetFlagsAndRedisDown(t *testing.T) {
 // A fleet whose Redis refuses writes (out of memory) crawls nothing and
 // says so: the seeds cannot be queued, and the run ends partial, not 0.
 func TestSofya_FleetRedisRefusesWrites(t *testing.T) {
-	srv, err := redistest.Start("")
-	if err != nil {
-		testenv.Missing(t, "no redis-server for the fleet: %v", err)
-	}
-	defer srv.Kill()
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	defer rdb.Close()
+	srv, rdb := fleetRedis(t)
 	ctx := context.Background()
 	if err := rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
 		t.Fatal(err)

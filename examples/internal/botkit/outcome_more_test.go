@@ -25,6 +25,8 @@ func TestReason_More(t *testing.T) {
 	}{
 		{"no rule", nil, &fetch.Error{Outcome: fetch.Disallowed, Err: &robots.DisallowedError{Agent: "X"}}, "robots.txt disallows"},
 		{"blocked page", blocked, &fetch.Error{Outcome: fetch.Blocked, Err: errors.New("blocked")}, "akamai js_challenge: status:403, header:x"},
+		{"one piece of evidence", &fetch.Page{Status: 403, Outcome: fetch.Blocked, Verdict: challenge.Verdict{Blocked: true, Vendor: "akamai",
+			Kind: challenge.JSChallenge, Evidence: []string{"status:403"}}}, &fetch.Error{Outcome: fetch.Blocked, Err: errors.New("blocked")}, "akamai js_challenge: status:403"},
 		{"blocked, vendor unknown", unknownVendor, &fetch.Error{Outcome: fetch.Blocked, Err: errors.New("blocked")}, "bot protection"},
 		{"page not blocked", notBlocked, errors.New("fetch: body too long"), "body too long"},
 		{"plain error", nil, errors.New("fetch: dial failed"), "dial failed"},
@@ -36,8 +38,9 @@ func TestReason_More(t *testing.T) {
 	}
 }
 
-// ResultOf: without a page the outcome comes from the error (never empty),
-// with one from the page; the URL's password is redacted.
+// ResultOf: without a page the outcome comes from the error, with one from
+// the page (a 304 is not_modified with no error), and is never empty
+// ("error" when neither names one); the URL's password is redacted.
 func TestResultOf_More(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -52,6 +55,9 @@ func TestResultOf_More(t *testing.T) {
 	}{
 		{"error only", "http://a.test/", nil, errors.New("fetch: boom"), "unreachable", "http://a.test/", 0, 0, "boom"},
 		{"typed error", "http://a.test/", nil, &fetch.Error{Outcome: fetch.Timeout, Err: errors.New("slow")}, "timeout", "http://a.test/", 0, 0, ""},
+		{"typed error without an outcome", "http://a.test/", nil, &fetch.Error{Err: errors.New("odd")}, "error", "http://a.test/", 0, 0, ""},
+		{"not modified: the page's outcome, not the error's", "http://a.test/", &fetch.Page{Status: 304, Outcome: fetch.NotModified}, nil, "not_modified", "http://a.test/", 304, 0, ""},
+		{"page without an outcome", "http://a.test/", &fetch.Page{Status: 200}, nil, "error", "http://a.test/", 200, 0, ""},
 		{"page", "http://u:secret@a.test/", &fetch.Page{Status: 404, Body: []byte("gone"), Outcome: fetch.OK}, nil, "ok", "http://u:xxxxx@a.test/", 404, 4, ""},
 	} {
 		r := ResultOf(tc.raw, tc.p, tc.err)

@@ -43,3 +43,31 @@ func TestUse_ApplyRules(t *testing.T) {
 		}
 	}
 }
+
+// Links are followed only from an HTML page fetched ok that does not say
+// nofollow: a text or PDF answer, even one whose text looks like links,
+// gives none.
+func TestFollowsLinks(t *testing.T) {
+	typed := func(ct string, rules robots.PageRules) *fetch.Page {
+		return &fetch.Page{Header: map[string][]string{"Content-Type": {ct}}, Rules: rules, Body: []byte(`<a href="/x">x</a>`)}
+	}
+	for _, tt := range []struct {
+		name    string
+		p       *fetch.Page
+		outcome string
+		want    bool
+	}{
+		{"html", typed("text/html; charset=utf-8", robots.PageRules{}), "ok", true},
+		{"xhtml", typed("application/xhtml+xml", robots.PageRules{}), "ok", true},
+		{"plain text", typed("text/plain", robots.PageRules{}), "ok", false},
+		{"pdf", typed("application/pdf", robots.PageRules{}), "ok", false},
+		{"no content type", &fetch.Page{Body: []byte(`<a href="/x">x</a>`)}, "ok", false},
+		{"html, not ok", typed("text/html", robots.PageRules{}), "blocked", false},
+		{"html, nofollow", typed("text/html", robots.PageRules{NoFollow: true}), "ok", false},
+		{"no page", nil, "ok", false},
+	} {
+		if got := FollowsLinks(tt.p, Result{Outcome: tt.outcome}); got != tt.want {
+			t.Errorf("%s: FollowsLinks = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
