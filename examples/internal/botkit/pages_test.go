@@ -1,13 +1,25 @@
 package botkit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/links"
 )
+
+// sha128 is the first 128 bits of s's SHA-256, in hex: the hash a page
+// file's name ends with when it is shortened.
+func sha128(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:16])
+}
 
 func pageFile(t testing.TB, raw string) string {
 	t.Helper()
@@ -51,6 +63,8 @@ func TestPageFile_DistinctPagesDistinctFiles(t *testing.T) {
 		{"http://a.test:8080/", "http://a.test/"},
 		{"http://a.test:8080/", "http://a.test_3a8080/"},
 		{"http://[::1]:8080/", "http://[::1]/"},
+		// A host whose name, escaped, is longer than a file name may be.
+		{"http://" + strings.Repeat("a_", 100) + ".test/", "https://" + strings.Repeat("a_", 100) + ".test/"},
 	}
 	for _, p := range pairs {
 		a, b := pageFile(t, p[0]), pageFile(t, p[1])
@@ -69,8 +83,17 @@ func TestPageFile_DistinctPagesDistinctFiles(t *testing.T) {
 	if a, b := pageFile(t, "HTTP://A.test:80/x/../%7Eu#top"), pageFile(t, "http://a.test/~u"); a != b {
 		t.Errorf("one page, two files: %s, %s", a, b)
 	}
-	if got := pageFile(t, "http://a.test/blog/My-Post.html"); got != filepath.Join("a.test", "blog", "^my-^post.html.txt") {
-		t.Errorf("readable name: %s", got)
+	for raw, want := range map[string]string{
+		"http://a.test/blog/My-Post.html": filepath.Join("a.test", "blog", "^my-^post.html.txt"),
+		"http://a.test/a%20b/c":           filepath.Join("a.test", "a%20b", "c.txt"),
+		"https://a.test/":                 filepath.Join("a.test_https", "index_.txt"),
+		// A name of 200 bytes is kept whole; one more and it is shortened.
+		"http://a.test/" + strings.Repeat("x", 200): filepath.Join("a.test", strings.Repeat("x", 200)+".txt"),
+		"http://a.test/" + strings.Repeat("x", 201): filepath.Join("a.test", strings.Repeat("x", 150)+"~"+sha128(strings.Repeat("x", 201))+".txt"),
+	} {
+		if got := pageFile(t, raw); got != want {
+			t.Errorf("%s: file %s, want the readable %s", raw, got, want)
+		}
 	}
 }
 
@@ -117,3 +140,45 @@ func FuzzPageFile(f *testing.F) {
 }
 
 func normalizeKey(u *url.URL) string { return links.Normalize(u) }
+
+// Save writes a page's URL, title and text only for an HTML page fetched
+// ok whose directives let the bot keep it: never a challenge or block
+// page (even one with HTML), never another type, never a page not kept;
+// a store with no Dir, or none, writes nothing.
+func TestPageStore_SavesOnlyHTMLPagesFetchedOk(t *testing.T) {
+	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	body := []byte("<html><title>T</title><body>words here</body></html>")
+	for _, tt := range []struct {
+		name string
+		p    *fetch.Page
+		r    Result
+		want bool
+	}{
+		{"html ok", &fetch.Page{Header: html, Body: body}, Result{Outcome: "ok"}, true},
+		{"blocked html", &fetch.Page{Header: html, Body: body}, Result{Outcome: "blocked"}, false},
+		{"pdf ok", &fetch.Page{Header: http.Header{"Content-Type": {"application/pdf"}}, Body: body}, Result{Outcome: "ok"}, false},
+		{"not kept", &fetch.Page{Header: html, Body: body}, Result{Outcome: "ok", NotKept: true}, false},
+		{"no page", nil, Result{Outcome: "ok"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			u, _ := url.Parse("http://a.test/p")
+			if err := (&PageStore{Dir: dir}).Save(u, tt.p, tt.r); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, PageFile(u)))
+			if got := err == nil; got != tt.want {
+				t.Fatalf("file written %v, want %v (%v)", got, tt.want, err)
+			}
+			if tt.want && string(b) != "http://a.test/p\nT\n\nwords here\n" {
+				t.Errorf("file %q; want the URL, the title and the text", b)
+			}
+			if err := (&PageStore{}).Save(u, tt.p, tt.r); err != nil {
+				t.Errorf("a store without Dir: %v", err)
+			}
+			if err := (*PageStore)(nil).Save(u, tt.p, tt.r); err != nil {
+				t.Errorf("no store: %v", err)
+			}
+		})
+	}
+}
