@@ -74,10 +74,99 @@ func TestStatusOf_PausedFirst(t *testing.T) {
 		if st.Hosts[1].LastStatus != 200 || st.Hosts[1].RobotsAge == "" || st.Hosts[1].Breaker != "closed" {
 			t.Errorf("a.test %+v", st.Hosts[1])
 		}
+		if b.SlowDown != 1 || st.Hosts[1].SlowDown != 0 {
+			t.Errorf("slow-down levels b.test %d, a.test %d; want 1 after its 429, 0", b.SlowDown, st.Hosts[1].SlowDown)
+		}
+		// Two looks 1.5 s apart: at least one raw age is not whole seconds,
+		// and both are shown to the second.
+		a0, err0 := time.ParseDuration(st.Hosts[1].RobotsAge)
+		time.Sleep(1500 * time.Millisecond)
+		a1, err1 := time.ParseDuration(statusOf("kit", f, prog, time.Now()).Hosts[1].RobotsAge)
+		if err0 != nil || err1 != nil || a0%time.Second != 0 || a1%time.Second != 0 || a1-a0 < time.Second || a1-a0 > 2*time.Second {
+			t.Errorf("a.test's robots.txt age %v, then %v 1.5 s later (%v, %v); want each to the second", a0, a1, err0, err1)
+		}
 		if after := now.Add(2 * time.Hour); pausedHosts(f, after) != 0 {
 			t.Errorf("still paused after the Retry-After")
 		}
 	})
+}
+
+// A host's row says which URL is in flight and since when, and how many
+// requests wait for the host's turn.
+func TestStatusOf_InFlightAndQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{}) // made in the bubble: the handler's wait is durable
+		in := make(chan time.Time, 1)  // when /slow's handler was entered
+		w := fetchtest.New()
+		w.Host("a.test").Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n")).
+			Handle("/slow", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				in <- time.Now()
+				<-release
+				fetchtest.HTML("slow").ServeHTTP(rw, r)
+			})).
+			Handle("/next", fetchtest.HTML("next"))
+		bot := testBot()
+		bot.Transport = w.RoundTripper()
+		f, err := fetch.NewFetcher(bot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.CloseIdleConnections()
+		done := make(chan struct{}, 2)
+		go func() { f.Get(context.Background(), "http://a.test/slow"); done <- struct{}{} }()
+		entered := <-in // /slow holds the host's turn
+		go func() { f.Get(context.Background(), "http://a.test/next"); done <- struct{}{} }()
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		st := statusOf("kit", f, nil, time.Now())
+		if len(st.Hosts) != 1 {
+			t.Fatalf("hosts %+v, want a.test", st.Hosts)
+		}
+		h := st.Hosts[0]
+		if !strings.Contains(h.InFlight, "/slow") || h.Queued != 1 || !h.InFlightSince.Equal(entered) {
+			t.Errorf("a.test %+v; want /slow in flight since %v and 1 request queued", h, entered)
+		}
+		close(release)
+		<-done
+		<-done
+		if w.Count("a.test", "/next") != 1 {
+			t.Fatalf("/next fetched %d times, want 1", w.Count("a.test", "/next"))
+		}
+	})
+}
+
+// The status page says each host's state: a paused host's reason, status
+// and time left; the URL in flight and for how long; the slow-down level;
+// "host" or "hosts" by the count.
+func TestStatusPage_ShowsEachHostsState(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		paused int
+		want   string
+	}{{1, "1 host paused"}, {2, "2 hosts paused"}, {0, "0 hosts paused"}} {
+		st := Status{Bot: "kit", Time: now, Done: 5, Queued: 2, Paused: tt.paused, Rate: 1.5, Hosts: []HostStatus{
+			{Host: "http://b.test:80", Paused: true, PauseReason: "retry-after", PauseStatus: 429, PauseUntil: now.Add(time.Hour), SlowDown: 2, Breaker: "closed"},
+			{Host: "http://a.test:80", Queued: 4, InFlight: "http://a.test/x", InFlightSince: now.Add(-3 * time.Second), LastStatus: 200, Breaker: "closed", RobotsAge: "5s"},
+		}}
+		var b strings.Builder
+		if err := statusPage.Execute(&b, st); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		for _, want := range []string{
+			"5 pages done · 2 queued · " + tt.want + " · 1.50 pages/s · at 12:00:00 UTC",
+			`<tr class="paused" data-host="http://b.test:80">`,
+			"paused: retry-after (status 429)</span> until 13:00:00 UTC (1h0m0s left)",
+			"level 2",
+			`<tr class="running" data-host="http://a.test:80">`,
+			"<code>http://a.test/x</code> for 3s",
+			`<td class="num">4</td>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("paused=%d: the page lacks %q:\n%s", tt.paused, want, page)
+			}
+		}
+	}
 }
 
 // Begin with -status serves the status page, its JSON and the metrics on
