@@ -51,6 +51,20 @@ func crawlSession(t testing.TB, w *fetchtest.Web) (s *Session, f *fetch.Fetcher,
 	return s, f, stdout, stderr, logs
 }
 
+// webFetcher is a Fetcher of testBot's over w, its idle connections
+// closed when the test ends.
+func webFetcher(t testing.TB, w *fetchtest.Web) *fetch.Fetcher {
+	t.Helper()
+	bot := testBot()
+	bot.Transport = w.RoundTripper()
+	f, err := fetch.NewFetcher(bot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.CloseIdleConnections)
+	return f
+}
+
 // crawlWeb is a site whose home page links to /a, /b and /c.
 func crawlWeb(c http.Handler) *fetchtest.Web {
 	w := fetchtest.New()

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/crawl"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 	"github.com/goodbot-go/goodbot/internal/syncbuf"
@@ -20,13 +19,7 @@ func TestCrawlRun_Progress(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var stdout, stderr syncbuf.Buffer
 			s, _ := testSession(t, Env{Stdout: &stdout, Stderr: &stderr})
-			bot := testBot()
-			bot.Transport = w.RoundTripper()
-			f, err := fetch.NewFetcher(bot)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.CloseIdleConnections()
+			f := webFetcher(t, w)
 			var mine *Progress
 			if preset {
 				mine = &Progress{W: &stderr}

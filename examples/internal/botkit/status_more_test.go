@@ -32,13 +32,7 @@ func statusWeb() *fetchtest.Web {
 func TestStatusOf_PausedFirst(t *testing.T) {
 	w := statusWeb()
 	synctest.Test(t, func(t *testing.T) {
-		bot := testBot()
-		bot.Transport = w.RoundTripper()
-		f, err := fetch.NewFetcher(bot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.CloseIdleConnections()
+		f := webFetcher(t, w)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		for _, u := range []string{"http://a.test/", "http://b.test/", "http://c.test/"} {
@@ -105,13 +99,7 @@ func TestStatusOf_InFlightAndQueued(t *testing.T) {
 				fetchtest.HTML("slow").ServeHTTP(rw, r)
 			})).
 			Handle("/next", fetchtest.HTML("next"))
-		bot := testBot()
-		bot.Transport = w.RoundTripper()
-		f, err := fetch.NewFetcher(bot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.CloseIdleConnections()
+		f := webFetcher(t, w)
 		done := make(chan struct{}, 2)
 		go func() { f.Get(context.Background(), "http://a.test/slow"); done <- struct{}{} }()
 		entered := <-in // /slow holds the host's turn
