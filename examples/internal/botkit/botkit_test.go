@@ -187,7 +187,8 @@ func TestKeys(t *testing.T) {
 }
 
 // Exit raises the bot's own verdict to 3 for failed work, unwritten results
-// and an interrupt, and never lowers it; Parse gives 0 for -h and 1 (one
+// and an interrupt (each reason logged, also when the bot said 3 itself),
+// and never lowers it; Parse gives 0 for -h and 1 (one
 // line) for a bad flag. The statuses are the README's literals.
 func TestExitStatus(t *testing.T) {
 	canceled, cancel := context.WithCancel(context.Background())
@@ -206,6 +207,7 @@ func TestExitStatus(t *testing.T) {
 		{"results not written", 0, false, failWriter{}, context.Background(), 3, "results not written"},
 		{"interrupted", 0, false, nil, canceled, 3, "interrupted"},
 		{"bot's own partial kept", 3, false, nil, context.Background(), 3, ""},
+		{"bot's own partial still says why", 3, false, failWriter{}, canceled, 3, "interrupted"},
 		{"could not run is not raised", 1, true, nil, canceled, 1, ""},
 	}
 	for _, tt := range tests {
