@@ -135,7 +135,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 		n = DefaultParallel
 	}
 	q := c.Frontier.queue()
-	fail := &failure{stop: make(chan struct{})}
+	fail := new(failure)
 	work := make(chan Item)
 	freed := make(chan struct{}, n)
 	var wg, finishers sync.WaitGroup
@@ -175,26 +175,25 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if fail.err != nil {
-		return fmt.Errorf("%w: recording an outcome: %w", ErrQueue, fail.err)
+	if err := fail.err(); err != nil {
+		return fmt.Errorf("%w: recording an outcome: %w", ErrQueue, err)
 	}
 	return ctx.Err()
 }
 
-// failure is the first error of a Run's Queue.Finish other than a lost
-// lease; stop is closed when it is set.
-type failure struct {
-	once sync.Once
-	err  error
-	stop chan struct{}
-}
+// failure keeps the first error of a Run's Queue.Finish other than a
+// lost lease.
+type failure struct{ first atomic.Pointer[error] }
 
-// set keeps err if it is the first, and closes stop.
-func (f *failure) set(err error) {
-	f.once.Do(func() {
-		f.err = err
-		close(f.stop)
-	})
+// set keeps err if it is the first.
+func (f *failure) set(err error) { f.first.CompareAndSwap(nil, &err) }
+
+// err returns the first error set, nil if none.
+func (f *failure) err() error {
+	if p := f.first.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // dispatch leases the due items and hands each to a free worker (n at
@@ -217,15 +216,13 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, fail *failure, n int, w
 				idle++
 			case <-ctx.Done():
 				return nil
-			case <-fail.stop:
-				return nil
 			}
 			continue
 		}
-		select {
-		case <-fail.stop:
+		if fail.err() != nil {
+			// The Finish that failed freed a worker or told finished, so
+			// the dispatcher comes back here before it leases again.
 			return nil
-		default:
 		}
 		now := time.Now()
 		it, next, ok, err := q.Lease(ctx, now, c.LeaseTTL)
@@ -261,8 +258,6 @@ func (c *Crawler) dispatch(ctx context.Context, q Queue, fail *failure, n int, w
 		case <-finished:
 		case <-timer.C:
 		case <-ctx.Done():
-			return nil
-		case <-fail.stop:
 			return nil
 		}
 		timer.Stop()
