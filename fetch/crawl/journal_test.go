@@ -14,12 +14,14 @@ import (
 )
 
 // memJournal is a MemoryJournal that also keeps every step, and fails
-// every Record with fail when it is set.
+// every Record with fail when it is set, from the failFrom-th on (counted
+// from 1; 0: every one).
 type memJournal struct {
 	MemoryJournal
-	mu    sync.Mutex
-	steps []Step
-	fail  error
+	mu       sync.Mutex
+	steps    []Step
+	fail     error
+	failFrom int
 }
 
 func newMemJournal() *memJournal { return &memJournal{} }
@@ -28,6 +30,9 @@ func (j *memJournal) Record(ctx context.Context, s Step) error {
 	j.mu.Lock()
 	j.steps = append(j.steps, s)
 	fail := j.fail
+	if len(j.steps) < j.failFrom {
+		fail = nil
+	}
 	j.mu.Unlock()
 	if fail != nil {
 		return fail
@@ -119,26 +124,6 @@ func (q *failingQueue) Finish(ctx context.Context, it Item, step Step, ready tim
 	return err
 }
 
-// failAfter is a memJournal whose Records fail with err from the n-th on.
-type failAfter struct {
-	*memJournal
-	n   int
-	err error
-}
-
-func (j *failAfter) Record(ctx context.Context, s Step) error {
-	j.mu.Lock()
-	n := len(j.steps) + 1
-	j.mu.Unlock()
-	if n >= j.n {
-		j.memJournal.mu.Lock()
-		j.steps = append(j.steps, s)
-		j.memJournal.mu.Unlock()
-		return j.err
-	}
-	return j.memJournal.Record(ctx, s)
-}
-
 // An outcome the Queue fails to record (its Journal cannot write, a shared
 // queue's server is gone) stops the crawl: Run leases nothing more and
 // returns ErrQueue with the Queue's error, each outcome not recorded is
@@ -157,9 +142,9 @@ func TestCrawler_FinishFailureStopsTheCrawl(t *testing.T) {
 		make func(err error) (*Frontier, *memJournal)
 	}{
 		{"journal", errors.New("disk full"), func(err error) (*Frontier, *memJournal) {
-			j := newMemJournal()
 			// Record 1 is the seeds, 2 and 3 two outcomes; 4 fails.
-			return &Frontier{Journal: &failAfter{memJournal: j, n: 4, err: err}}, j
+			j := &memJournal{fail: err, failFrom: 4}
+			return &Frontier{Journal: j}, j
 		}},
 		{"shared queue", errors.New("queue server gone"), func(err error) (*Frontier, *memJournal) {
 			return &Frontier{Queue: &failingQueue{Queue: NewMemoryQueue(), after: 3, fail: err}}, nil
