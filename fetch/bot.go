@@ -228,7 +228,22 @@ type Limits struct {
 	// below [MachineFileMaxBytes] (50 MiB), the size sitemaps.org allows a
 	// sitemap, so that the sitemap reader's own limits are what stop one.
 	MaxBodyBytes int64
+	// MaxHeaderBytes is the most bytes of an answer's status line and
+	// header fields that the default base transport reads (Bot.Transport
+	// nil; over HTTP/2, the header list size it advertises); past it the
+	// fetch ends as TooLarge with [ErrHeaderTooLarge] and the connection is
+	// closed. A robots.txt whose answer passes it counts as unreachable.
+	// Zero means [DefaultMaxHeaderBytes]; negative means net/http's own
+	// bound (10 MiB). A Transport of your own keeps its own bound
+	// (http.Transport.MaxResponseHeaderBytes).
+	MaxHeaderBytes int64
 }
+
+// DefaultMaxHeaderBytes is the default Limits.MaxHeaderBytes: 256 KiB, the
+// bound Chromium puts on a response's header, so that an answer a browser
+// reads is read, while a server that sends an endless header costs a
+// fetch no more than that.
+const DefaultMaxHeaderBytes = 256 << 10
 
 func (l Limits) timeout() time.Duration {
 	switch {
@@ -259,6 +274,17 @@ func (l Limits) maxRedirects() int {
 		return 0
 	}
 	return l.MaxRedirects
+}
+
+// maxHeader is the base transport's MaxResponseHeaderBytes (0: net/http's).
+func (l Limits) maxHeader() int64 {
+	switch {
+	case l.MaxHeaderBytes == 0:
+		return DefaultMaxHeaderBytes
+	case l.MaxHeaderBytes < 0:
+		return 0
+	}
+	return l.MaxHeaderBytes
 }
 
 func (l Limits) maxBody() int64 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goodbot-go/goodbot/challenge"
+	"github.com/goodbot-go/goodbot/internal/basetransport"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
 	"github.com/goodbot-go/goodbot/signing"
@@ -237,7 +238,7 @@ func newChain(bot Bot) (*chain, error) {
 	c.noDowngrade = bot.RefuseDowngrade
 	c.base = bot.Transport
 	if c.base == nil {
-		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap())
+		c.base = newBaseTransport(bot.LocalAddr, c.addrs, bot.Politeness.LongestGap(), c.limits.maxHeader())
 		if c.pay == nil {
 			c.plainHeader = c.newPlainHeader()
 		}
@@ -307,9 +308,11 @@ func dialer(local netip.Addr) *net.Dialer {
 // connection as long as the site keeps it open: a crawl of thousands of
 // hosts opens one connection per host, not one per request (and on HTTPS
 // one TLS handshake per host). HTTP/2 is used where the site offers it;
-// pacing still sends one request at a time per host.
-func newBaseTransport(local netip.Addr, p *addrPolicy, gap time.Duration) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+// pacing still sends one request at a time per host. An answer's header
+// is read up to maxHeader bytes (Limits.MaxHeaderBytes).
+func newBaseTransport(local netip.Addr, p *addrPolicy, gap time.Duration, maxHeader int64) *http.Transport {
+	t := basetransport.New()
+	t.MaxResponseHeaderBytes = maxHeader
 	t.MaxConnsPerHost = 1
 	t.MaxIdleConnsPerHost = 1
 	t.MaxIdleConns = 0 // no global cap: a host's idle connection waits for its next turn

@@ -52,7 +52,9 @@
 //     idle for the longest gap pacing can put between two of its requests,
 //     with no global cap on idle connections, so a crawl of thousands of
 //     hosts opens one connection per host, not one per request; HTTP/2 is
-//     used where the site offers it. Its dialer checks the
+//     used where the site offers it. An answer's header is read up to
+//     Limits.MaxHeaderBytes (256 KiB, a browser's bound; past it the fetch
+//     is TooLarge with ErrHeaderTooLarge). Its dialer checks the
 //     address it connects to, after DNS, against Bot.AllowInternal, so a
 //     name that resolves to an internal address ends as InternalAddress too.
 //

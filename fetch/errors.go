@@ -27,7 +27,7 @@ const (
 	Unreachable                         // network error, 5xx, robots.txt unreachable, host down
 	AuthRequired                        // 401, 403, or a redirect to a login page
 	NotHTML                             // an HTML-only bot got another content type
-	TooLarge                            // the body passed the byte limit; Page.Body holds the part read
+	TooLarge                            // the body passed the byte limit (Page.Body holds the part read), or the header did (ErrHeaderTooLarge)
 	TooManyRedirects                    // more redirects than the limit
 	Timeout                             // the total time limit (or the caller's context) ended the fetch
 	BlockedDomain                       // the host is on the bot's block list
@@ -112,6 +112,11 @@ var (
 	ErrBadURL    = errors.New("fetch: URL must be absolute http or https without credentials")
 	ErrUserAgent = errors.New("fetch: invalid User-Agent")
 )
+
+// ErrHeaderTooLarge is the cause of a TooLarge [*Error] for an answer
+// whose header passed Limits.MaxHeaderBytes (or a Transport's own bound):
+// no status and no body were read.
+var ErrHeaderTooLarge = errors.New("fetch: response header too large")
 
 // ErrDenied is the cause of a Disallowed [*Error] for a URL that matches
 // one of the bot's deny words (Bot.Deny), rather than robots.txt.

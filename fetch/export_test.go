@@ -12,7 +12,7 @@ import (
 // lookup is replaced by its address before the transport's own dialer, and
 // its address check, see it.
 func BaseTransportWithLookup(bot Bot, lookup map[string]string) *http.Transport {
-	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal), bot.Politeness.LongestGap())
+	t := newBaseTransport(bot.LocalAddr, newAddrPolicy(bot.AllowInternal), bot.Politeness.LongestGap(), bot.Limits.maxHeader())
 	t.DialContext = lookupDial(t.DialContext, lookup)
 	return t
 }

@@ -3,10 +3,12 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -183,8 +185,11 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		timedOut := timed && errors.Is(ctx.Err(), context.DeadlineExceeded)
 		cancel()
-		if timedOut {
+		switch {
+		case timedOut:
 			return nil, &Error{Outcome: Timeout, URL: req.URL.Redacted(), Err: err}
+		case headerTooLarge(err):
+			return nil, &Error{Outcome: TooLarge, URL: req.URL.Redacted(), Err: fmt.Errorf("%w: %w", ErrHeaderTooLarge, err)}
 		}
 		return nil, err
 	}
@@ -209,6 +214,15 @@ func (t *limitsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &robotsTee{ReadCloser: resp.Body, c: c, key: politeness.HostKey(req.URL)}
 	}
 	return resp, nil
+}
+
+// headerTooLarge reports whether err is net/http's refusal of an answer
+// whose header passed the transport's MaxResponseHeaderBytes: over HTTP/1
+// a message (net/http exports no sentinel for it), over HTTP/2 the header
+// list passing the size the transport advertised.
+func headerTooLarge(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "server response headers exceeded") || strings.Contains(s, "response header list larger than advertised limit")
 }
 
 // robotsChain returns the chain of a robots.txt request (robotsTransport's

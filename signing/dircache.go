@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/basetransport"
 )
 
 // keyLocation is where a Signature-Agent member's keys are fetched from.
@@ -252,13 +254,22 @@ func (v *Verifier) httpClient() *http.Client {
 		g := newDialGuard(v.AllowInternal)
 		switch t := c.Transport.(type) {
 		case nil:
-			c.Transport = g.guardTransport(http.DefaultTransport.(*http.Transport).Clone())
+			c.Transport = g.guardTransport(boundHeader(basetransport.New()))
 		case *http.Transport:
-			c.Transport = g.guardTransport(t.Clone())
+			c.Transport = g.guardTransport(boundHeader(t.Clone()))
 		}
 		v.client = c
 	})
 	return v.client
+}
+
+// boundHeader gives t the header bound of a key set's answer, unless t
+// has one of its own.
+func boundHeader(t *http.Transport) *http.Transport {
+	if t.MaxResponseHeaderBytes == 0 {
+		t.MaxResponseHeaderBytes = MaxDirectoryHeaderBytes
+	}
+	return t
 }
 
 func (v *Verifier) fetch(ctx context.Context, loc *keyLocation, etag string) (fetched, error) {

@@ -27,6 +27,10 @@ const (
 	DefaultMaxKeys           = 32 // keys in one directory; more and it is refused
 	DefaultMaxSignatures     = 4  // web-bot-auth signatures tried per request
 	DefaultFetchTimeout      = 10 * time.Second
+	// MaxDirectoryHeaderBytes bounds the status line and header fields of
+	// a key set's answer (net/http's own bound is 10 MiB): past it the
+	// fetch fails and its connection is closed.
+	MaxDirectoryHeaderBytes = 64 << 10
 	// MaxDirectories bounds each of the verifier's two directory caches
 	// (agents that verified, and agents not yet seen to verify).
 	MaxDirectories = 1024
@@ -88,10 +92,12 @@ const (
 // IPv4-compatible, judged as the IPv4 address they reach), are refused on
 // the address actually dialled unless AllowInternal lists them (the same
 // ranges a fetch.Bot refuses), and each fetch is capped in bytes
-// (MaxDirectoryBytes), keys (MaxKeys) and time (FetchTimeout). The guard
-// applies to Client's transport when it is an *http.Transport (a clone is
-// used) or nil; any other RoundTripper is used as given, its owner vouching
-// for where it connects.
+// (MaxDirectoryBytes), keys (MaxKeys) and time (FetchTimeout), and its
+// answer's header in bytes (MaxDirectoryHeaderBytes, unless the
+// transport's MaxResponseHeaderBytes says otherwise). The guard and the
+// header bound apply to Client's transport when it is an *http.Transport
+// (a clone is used) or nil; any other RoundTripper is used as given, its
+// owner vouching for where it connects.
 //
 // Key sets are cached per URL, so a key learned from one agent never
 // verifies a request naming another: Cache-Control max-age, no-store and
