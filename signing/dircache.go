@@ -123,9 +123,17 @@ func (v *Verifier) directoryKey(ctx context.Context, loc *keyLocation, kid strin
 		v.mu.Lock()
 		cur := v.lookup(loc.id)
 		refreshed := cur != nil && cur.fresh.After(seen)
+		known := v.known[loc.id] != nil
 		v.mu.Unlock()
 		if refreshed {
 			return nil, nil
+		}
+		if !known {
+			if v.fetching.Add(1) > int64(v.maxFetches()) {
+				v.fetching.Add(-1)
+				return nil, ErrFetchesBusy
+			}
+			defer v.fetching.Add(-1)
 		}
 		return nil, v.refresh(ctx, loc)
 	})
@@ -261,6 +269,13 @@ func (v *Verifier) httpClient() *http.Client {
 		v.client = c
 	})
 	return v.client
+}
+
+func (v *Verifier) maxFetches() int {
+	if v.MaxFetches <= 0 {
+		return DefaultMaxFetches
+	}
+	return v.MaxFetches
 }
 
 // boundHeader gives t the header bound of a key set's answer, unless t

@@ -55,8 +55,10 @@
 // missing or wrong parameters, stale or future signatures, uncovered
 // components, tampered fields and, with a [NonceCache], replays. Its
 // fetches are guarded against server-side request forgery: no redirects,
-// no internal addresses (checked on the address dialled), bounded bytes,
-// keys, time and work. Every verdict is one of three outcomes ([Outcome]):
+// no internal addresses (checked on the address dialled), bounded bytes
+// (body and header), keys, time and work, and at most
+// [Verifier.MaxFetches] fetches at once for agents not yet seen to verify.
+// Every verdict is one of three outcomes ([Outcome]):
 // verified, invalid ([ErrInvalidSignature]) or unverified ([ErrUnverified]:
 // no signature, or not enough to decide), failures being [*VerifyError]
 // values. With [Verifier.Keys] set it uses a fixed key set and fetches

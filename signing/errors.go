@@ -25,6 +25,11 @@ var ErrUnverified = errors.New("signing: signature unverified")
 // and not in Verifier.AllowInternal.
 var ErrAddressRefused = errors.New("signing: directory address is internal")
 
+// ErrFetchesBusy is the cause (errors.Is) of an unverified outcome whose
+// key set was not fetched because Verifier.MaxFetches fetches for agents
+// not yet seen to verify were in flight.
+var ErrFetchesBusy = errors.New("signing: too many key set fetches in flight")
+
 // Reason says why a verification failed. Values are stable strings, fit for
 // logs and metrics.
 //

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -27,6 +28,7 @@ const (
 	DefaultMaxKeys           = 32 // keys in one directory; more and it is refused
 	DefaultMaxSignatures     = 4  // web-bot-auth signatures tried per request
 	DefaultFetchTimeout      = 10 * time.Second
+	DefaultMaxFetches        = 16 // key set fetches of new agents in flight at once
 	// MaxDirectoryHeaderBytes bounds the status line and header fields of
 	// a key set's answer (net/http's own bound is 10 MiB): past it the
 	// fetch fails and its connection is closed.
@@ -107,7 +109,9 @@ const (
 // known; a failed fetch or an unknown key is not retried for NegativeTTL
 // (default 1 min, at most 5 min). Agents whose keys have verified a
 // signature live in a cache that requests naming unknown agents cannot
-// reach, so a flood of forged agents evicts no known agent.
+// reach, so a flood of forged agents evicts no known agent; and at most
+// MaxFetches key sets of agents not known are fetched at once, so such a
+// flood cannot make the verifier open connections without bound.
 //
 // A signature must carry created, expires, keyid and tag="web-bot-auth",
 // cover @authority or @target-uri (and its Signature-Agent member, when
@@ -117,7 +121,8 @@ const (
 // signatures are tried per request. The request is never modified.
 //
 // The zero value verifies with directories fetched through a guarded clone
-// of http.DefaultTransport. Safe for concurrent use; do not change the
+// of http.DefaultTransport (of net/http's default settings, when a program
+// has replaced it with another RoundTripper). Safe for concurrent use; do not change the
 // fields while it is in use.
 type Verifier struct {
 	// Client fetches key sets, never following redirects; nil means a
@@ -157,6 +162,13 @@ type Verifier struct {
 	MaxSignatures int
 	// FetchTimeout bounds one key set fetch. Zero means 10 s.
 	FetchTimeout time.Duration
+	// MaxFetches bounds the key set fetches in flight at once for agents
+	// not yet seen to verify: a verification that needs one more is
+	// unverified at once (ReasonDirectory, [ErrFetchesBusy]), nothing
+	// fetched and nothing remembered, so a later request may fetch. Zero
+	// means 16. Refreshes of agents whose keys have verified do not count,
+	// so a flood of requests naming new agents delays no known agent.
+	MaxFetches int
 	// Nonces, when set, turns on replay protection (see [NonceCache]).
 	Nonces *NonceCache
 	// Mode is what Middleware does with requests that do not verify.
@@ -174,6 +186,7 @@ type Verifier struct {
 	known     map[string]*dirEntry    // key sets that verified a signature
 	probation map[string]*dirEntry    // key sets fetched (or failed) but not yet used
 	group     singleflight.Group
+	fetching  atomic.Int64 // fetches in flight for agents not known (MaxFetches)
 }
 
 func (v *Verifier) now() time.Time {
