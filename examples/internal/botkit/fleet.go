@@ -2,9 +2,11 @@ package botkit
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -39,26 +41,61 @@ type Fleet struct {
 // RegisterFleet adds -redis and -crawl to fs, for a bot that can run as one
 // worker of a fleet.
 func (f *Flags) RegisterFleet(fs *flag.FlagSet) {
-	fs.StringVar(&f.Redis, "redis", "", "run as one worker of a fleet sharing the crawl in the Redis at `addr` (host:port): "+
+	fs.StringVar(&f.Redis, "redis", "", "run as one worker of a fleet sharing the crawl in the Redis at `addr` "+
+		"(host:port, or a redis:// or rediss:// URL with a user, database or TLS; a password is read from $"+RedisPasswordEnv+" "+
+		"rather than the command line, which other local users can read): "+
 		"politeness, robots.txt copies, the frontier and the fetched set; start any number of workers, anywhere, any time "+
 		"(-state is then not used; site arguments are optional: a worker without them joins the crawl)")
 	fs.StringVar(&f.Crawl, "crawl", f.Name, "with -redis, the `name` of the shared crawl: workers of one name run one crawl")
 }
 
+// RedisPasswordEnv names the environment variable a fleet worker reads its
+// Redis password from, when -redis gives none.
+const RedisPasswordEnv = "GOODBOT_REDIS_PASSWORD"
+
+// redisOptions reads -redis: host:port, or a redis:// or rediss:// URL as
+// go-redis parses it (user, password, database, TLS). A password not in
+// it comes from $GOODBOT_REDIS_PASSWORD (getenv). name is how messages
+// show the address: never with its password.
+func redisOptions(addr string, getenv func(string) string) (opt *redis.Options, name string, err error) {
+	if !strings.HasPrefix(addr, "redis://") && !strings.HasPrefix(addr, "rediss://") {
+		opt, name = &redis.Options{Addr: addr}, addr
+	} else {
+		u, err := url.Parse(addr)
+		if err != nil {
+			// url's error quotes the whole URL, password and all.
+			return nil, "the -redis URL", errors.New("the -redis URL does not parse")
+		}
+		name = u.Redacted()
+		if opt, err = redis.ParseURL(addr); err != nil {
+			return nil, name, errors.New(strings.ReplaceAll(err.Error(), addr, name))
+		}
+	}
+	if opt.Password == "" {
+		opt.Password = getenv(RedisPasswordEnv)
+	}
+	opt.DialTimeout = 2 * time.Second
+	return opt, name, nil
+}
+
 // openFleet connects to the fleet's Redis (failing fast when it does not
 // answer) and opens the crawl's shared state.
 func openFleet(f *Flags, env Env, log *slog.Logger) (*Fleet, error) {
-	rdb := redis.NewClient(&redis.Options{Addr: f.Redis, DialTimeout: 2 * time.Second})
+	opt, name, err := redisOptions(f.Redis, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("redis %s: %w", name, err)
+	}
+	rdb := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("redis %s: %w", f.Redis, redisgate.Classify(err))
+		return nil, fmt.Errorf("redis %s: %w", name, classified(err))
 	}
 	fence := env.ScaleDur(10*time.Second + time.Minute)
 	if err := waitFence(rdb, fence, log); err != nil {
 		rdb.Close()
-		return nil, fmt.Errorf("redis %s: %w", f.Redis, err)
+		return nil, fmt.Errorf("redis %s: %w", name, err)
 	}
 	gate := redisgate.New(rdb, &redisgate.Options{
 		LeaseTTL: env.ScaleDur(10 * time.Second),
@@ -101,6 +138,13 @@ func Owner() string {
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
+// classified is a Redis client's error with what it means for the fleet
+// (redisgate.Classify) and the server's own words (a refused password
+// says so; no password is ever in them).
+func classified(err error) error {
+	return fmt.Errorf("%w: %w", redisgate.Classify(err), err)
+}
+
 // waitFence waits until the Redis server has been up for fence: before
 // then the gate grants no lease on a Redis that may have lost its data
 // (see redisgate.Options.Fence), and a worker would give up sites whose
@@ -111,7 +155,7 @@ func waitFence(rdb *redis.Client, fence time.Duration, log *slog.Logger) error {
 	info, err := rdb.Info(ctx, "server").Result()
 	cancel()
 	if err != nil {
-		return redisgate.Classify(err)
+		return classified(err)
 	}
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "uptime_in_seconds:"); ok {

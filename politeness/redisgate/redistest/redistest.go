@@ -30,8 +30,9 @@ type Server struct {
 }
 
 // Start starts redis-server on addr ("" means a free loopback port), without
-// persistence, and waits until it answers PING.
-func Start(addr string) (*Server, error) {
+// persistence, with args added to its command line (say "--requirepass",
+// "pw"), and waits until it answers PING.
+func Start(addr string, args ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, err
@@ -45,8 +46,8 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--loglevel", "warning")
+	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--loglevel", "warning"}, args...)...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -93,8 +94,8 @@ func FreeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// Ping waits until a Redis at addr answers PING, without a client library (no
-// goroutines left behind).
+// Ping waits until a Redis at addr answers PING (with PONG, or by asking for
+// a password first), without a client library (no goroutines left behind).
 func Ping(addr string, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for {
@@ -120,7 +121,7 @@ func ping(addr string) error {
 	if err != nil {
 		return err
 	}
-	if !strings.HasPrefix(line, "+PONG") {
+	if !strings.HasPrefix(line, "+PONG") && !strings.HasPrefix(line, "-NOAUTH") {
 		return fmt.Errorf("redistest: PING answered %q", strings.TrimSpace(line))
 	}
 	return nil

@@ -1,0 +1,113 @@
+package botkit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
+	"github.com/goodbot-go/goodbot/internal/testenv"
+	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
+)
+
+// -redis takes host:port or a redis:// or rediss:// URL (user, password,
+// database, TLS); a password it does not give comes from
+// $GOODBOT_REDIS_PASSWORD; messages name the address without its password,
+// also when the URL does not parse.
+func TestRedisOptions(t *testing.T) {
+	env := func(k string) string {
+		if k == RedisPasswordEnv {
+			return "from-env"
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		addr               string
+		wantAddr, wantUser string
+		wantPassword       string
+		wantDB             int
+		wantTLS, wantErr   bool
+		wantName           string
+	}{
+		{addr: "127.0.0.1:6379", wantAddr: "127.0.0.1:6379", wantPassword: "from-env", wantName: "127.0.0.1:6379"},
+		{addr: "redis://10.0.0.1:6380/2", wantAddr: "10.0.0.1:6380", wantPassword: "from-env", wantDB: 2, wantName: "redis://10.0.0.1:6380/2"},
+		{addr: "redis://:s3cret@10.0.0.1:6380/2", wantAddr: "10.0.0.1:6380", wantPassword: "s3cret", wantDB: 2, wantName: "redis://:xxxxx@10.0.0.1:6380/2"},
+		{addr: "redis://bob:s3cret@r.example:7000", wantAddr: "r.example:7000", wantUser: "bob", wantPassword: "s3cret", wantName: "redis://bob:xxxxx@r.example:7000"},
+		{addr: "rediss://r.example", wantAddr: "r.example:6379", wantPassword: "from-env", wantTLS: true, wantName: "rediss://r.example"},
+		{addr: "redis://:s3cret@r.example:port", wantErr: true},
+		{addr: "redis://:s3cret@r.example:7000/db", wantErr: true},
+		{addr: "redis://:s3cret@r.example:7000/1?dial_timeout=soon", wantErr: true},
+	} {
+		opt, name, err := redisOptions(tt.addr, env)
+		if strings.Contains(name, "s3cret") || err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the password shows: name %q, err %v", tt.addr, name, err)
+		}
+		if tt.wantErr {
+			if err == nil {
+				t.Errorf("%s: no error", tt.addr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.addr, err)
+			continue
+		}
+		if opt.Addr != tt.wantAddr || opt.Username != tt.wantUser || opt.Password != tt.wantPassword || opt.DB != tt.wantDB ||
+			(opt.TLSConfig != nil) != tt.wantTLS || name != tt.wantName {
+			t.Errorf("%s: addr %q user %q password %q db %d tls %v name %q (want name %q)", tt.addr, opt.Addr, opt.Username, opt.Password, opt.DB, opt.TLSConfig != nil, name, tt.wantName)
+		}
+		if opt.DialTimeout <= 0 {
+			t.Errorf("%s: no dial timeout", tt.addr)
+		}
+	}
+}
+
+// A worker reaches a Redis that asks for a password with the password in
+// the -redis URL or in $GOODBOT_REDIS_PASSWORD; without it, or with a wrong
+// one, it stops at once with a line that says so, and the password it was
+// given never shows on stderr.
+func TestStart_FleetRedisPassword(t *testing.T) {
+	srv, err := redistest.Start("", "--requirepass", "pa55word")
+	if err != nil {
+		testenv.Missing(t, "no redis-server for the fleet: %v", err)
+	}
+	t.Cleanup(srv.Kill)
+	for _, tt := range []struct {
+		name, redis, envPassword string
+		ok                       bool
+		secret                   string // must not show
+	}{
+		{"in the URL", "redis://:pa55word@" + srv.Addr, "", true, "pa55word"},
+		{"in the environment", srv.Addr, "pa55word", true, "pa55word"},
+		{"none", srv.Addr, "", false, ""},
+		{"wrong, in the URL", "redis://:wr0ng@" + srv.Addr, "", false, "wr0ng"},
+		{"wrong, in the environment", srv.Addr, "wr0ng", false, "wr0ng"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(RedisPasswordEnv, tt.envPassword)
+			var stderr syncbuf.Buffer
+			f := &Flags{Name: "bot", Redis: tt.redis, Crawl: "c", Verbose: true}
+			s, code, done := Start(f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr, Scale: 0.001}, "")
+			if !done {
+				defer s.Close()
+			}
+			if tt.secret != "" && strings.Contains(stderr.String(), tt.secret) {
+				t.Errorf("the password shows on stderr: %s", stderr.String())
+			}
+			if tt.ok {
+				if done || s.Fleet == nil {
+					t.Fatalf("Start = %d: %s", code, stderr.String())
+				}
+				if err := s.Fleet.Redis.Ping(t.Context()).Err(); err != nil {
+					t.Errorf("the fleet's Redis client: %v", err)
+				}
+				return
+			}
+			if !done || code != ExitFailure {
+				t.Fatalf("Start = %d, done %v: want ExitFailure", code, done)
+			}
+			if msg := stderr.String(); !strings.Contains(msg, "bot: redis ") || !strings.Contains(strings.ToLower(msg), "auth") && !strings.Contains(strings.ToLower(msg), "password") {
+				t.Errorf("stderr %q: want one line naming Redis and the refused password", msg)
+			}
+		})
+	}
+}
