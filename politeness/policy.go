@@ -76,7 +76,10 @@ func (m RetryAfterMode) String() string {
 // Crawl-delay. On a rate-limit answer, Retry-After takes precedence over
 // RateLimit's reset, which takes precedence over the default backoff. The
 // MaxRetryAfter clamp or give-up applies to these pauses too. Malformed fields
-// are ignored. The quota lives in the host's [State], so every process sharing
+// are ignored. A response with neither field is read for the pre-standard
+// pairs sites send instead (X-RateLimit-Remaining and X-RateLimit-Reset, or
+// RateLimit-Remaining and RateLimit-Reset: see [ParseQuota]), with the same
+// effect. The quota lives in the host's [State], so every process sharing
 // a [Gate] sees it.
 //
 // # Slow-down and recovery
