@@ -140,10 +140,13 @@ type Bot struct {
 	// fetch whose host is, or resolves to, a loopback (127.0.0.0/8, ::1),
 	// private (RFC 1918, fc00::/7), link-local (169.254.0.0/16, among them
 	// the cloud metadata address 169.254.169.254, and fe80::/10),
-	// unspecified (0.0.0.0/8, ::), multicast, broadcast or shared
-	// (100.64.0.0/10) address, or an IPv6 form of one (IPv4-mapped, NAT64
-	// 64:ff9b::/96, IPv4-compatible; the ranges are matched against the
-	// IPv4 address such a form reaches), ends as
+	// unspecified (0.0.0.0/8, ::), multicast, broadcast, shared
+	// (100.64.0.0/10) or other reserved address (the ranges IANA's
+	// special-purpose registries mark as not globally reachable:
+	// documentation, benchmarking 198.18.0.0/15, 240.0.0.0/4, ...), or an
+	// IPv6 form of one (IPv4-mapped, NAT64 64:ff9b::/96, IPv4-compatible,
+	// 6to4, Teredo; the ranges are matched against the IPv4 address such a
+	// form reaches), ends as
 	// InternalAddress without a request. Only the listed ranges are opened:
 	// an intranet bot listing 10.0.0.0/8 still never reaches
 	// 169.254.169.254. A public address is always allowed.

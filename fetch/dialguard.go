@@ -37,8 +37,8 @@ import (
 // address refused and the kind of range it lies in. errors.Is matches
 // ErrInternalAddress. It is plain data.
 type InternalAddressError struct {
-	Addr netip.Addr // the address; for an IPv4-mapped, NAT64 or IPv4-compatible IPv6 address, the IPv4 address it reaches
-	Kind string     // "loopback", "private", "link-local", "unspecified", "multicast", "shared", "broadcast"
+	Addr netip.Addr // the address; for an IPv6 address that embeds an IPv4 one (IPv4-mapped, NAT64, IPv4-compatible, 6to4, Teredo), the IPv4 address it reaches
+	Kind string     // "loopback", "private", "link-local", "unspecified", "multicast", "shared", "broadcast", "reserved"
 }
 
 func (e *InternalAddressError) Error() string {

@@ -65,10 +65,19 @@ func TestInternal_LiteralAddresses(t *testing.T) {
 		{"::ffff:169.254.169.254", loopbackOnly, fetch.InternalAddress},
 		{"::ffff:10.0.0.1", prefixes("::ffff:10.0.0.0/104"), fetch.OK}, // a mapped prefix opens the IPv4 range
 		{"::ffff:10.0.0.1", prefixes("10.0.0.0/8"), fetch.OK},
-		{"64:ff9b::a9fe:a9fe", nil, fetch.InternalAddress}, // NAT64 to 169.254.169.254
-		{"64:ff9b::7f00:1", loopbackOnly, fetch.OK},        // NAT64 to 127.0.0.1
-		{"::7f00:1", nil, fetch.InternalAddress},           // IPv4-compatible 127.0.0.1
-		{"64:ff9b::808:808", nil, fetch.OK},                // NAT64 to 8.8.8.8
+		{"64:ff9b::a9fe:a9fe", nil, fetch.InternalAddress},                   // NAT64 to 169.254.169.254
+		{"64:ff9b::7f00:1", loopbackOnly, fetch.OK},                          // NAT64 to 127.0.0.1
+		{"::7f00:1", nil, fetch.InternalAddress},                             // IPv4-compatible 127.0.0.1
+		{"64:ff9b::808:808", nil, fetch.OK},                                  // NAT64 to 8.8.8.8
+		{"2002:a9fe:a9fe::1", nil, fetch.InternalAddress},                    // 6to4 of 169.254.169.254
+		{"2002:808:808::1", nil, fetch.OK},                                   // 6to4 of 8.8.8.8
+		{"2001:0:4136:e378:8000:63bf:80ff:fffe", nil, fetch.InternalAddress}, // Teredo, client 127.0.0.1
+		{"192.0.2.10", nil, fetch.InternalAddress},                           // documentation (IANA: not globally reachable)
+		{"198.18.0.1", nil, fetch.InternalAddress},                           // benchmarking
+		{"198.18.0.1", prefixes("198.18.0.0/15"), fetch.OK},
+		{"240.1.2.3", nil, fetch.InternalAddress},            // reserved
+		{"2001:db8::1", nil, fetch.InternalAddress},          // documentation
+		{"64:ff9b:1::a9fe:a9fe", nil, fetch.InternalAddress}, // local-use NAT64: maps where its network chooses
 		// Loose IPv4 forms (WHATWG URL, inet_aton) are the addresses they spell.
 		{"2130706433", nil, fetch.InternalAddress},
 		{"127.1", nil, fetch.InternalAddress},

@@ -21,8 +21,9 @@ var ErrUnverified = errors.New("signing: signature unverified")
 
 // ErrAddressRefused is the cause (errors.Is) of a directory fetch that the
 // verifier refused to connect: the dialled address is loopback, private,
-// link-local, unspecified, multicast, shared (100.64.0.0/10) or broadcast,
-// and not in Verifier.AllowInternal.
+// link-local, unspecified, multicast, shared (100.64.0.0/10), broadcast or
+// otherwise not globally reachable (IANA's special-purpose registries), and
+// not in Verifier.AllowInternal.
 var ErrAddressRefused = errors.New("signing: directory address is internal")
 
 // ErrFetchesBusy is the cause (errors.Is) of an unverified outcome whose

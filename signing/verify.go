@@ -89,9 +89,10 @@ const (
 //
 // Fetching URLs chosen by unauthenticated requests is guarded: redirects
 // are never followed (a 3xx is a failed fetch), connections to loopback,
-// private, link-local, unspecified, multicast, shared and broadcast
-// addresses, also in an IPv6 form (IPv4-mapped, NAT64 64:ff9b::/96 or
-// IPv4-compatible, judged as the IPv4 address they reach), are refused on
+// private, link-local, unspecified, multicast, shared, broadcast and other
+// addresses IANA marks as not globally reachable, also in an IPv6 form
+// (IPv4-mapped, NAT64 64:ff9b::/96, IPv4-compatible, 6to4 or Teredo,
+// judged as the IPv4 address they reach), are refused on
 // the address actually dialled unless AllowInternal lists them (the same
 // ranges a fetch.Bot refuses), and each fetch is capped in bytes
 // (MaxDirectoryBytes), keys (MaxKeys) and time (FetchTimeout), and its

@@ -186,6 +186,8 @@ func TestInternalRange(t *testing.T) {
 		{"64:ff9b::a9fe:a9fe", "link-local"}, {"::a9fe:a9fe", "link-local"}, // the metadata service through NAT64, and IPv4-compatible
 		{"224.0.0.1", "multicast"}, {"ff02::1", "multicast"}, {"ff01::1", "multicast"},
 		{"100.64.0.1", "shared"}, {"255.255.255.255", "broadcast"},
+		{"2002:a9fe:a9fe::1", "link-local"}, {"2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"}, // 6to4 and Teredo
+		{"192.0.2.10", "reserved"}, {"198.18.0.1", "reserved"}, {"240.0.0.1", "reserved"}, {"2001:db8::1", "reserved"}, {"64:ff9b:1::7f00:1", "reserved"},
 		{"8.8.8.8", ""}, {"172.32.0.1", ""}, {"2001:4860:4860::8888", ""}, {"::ffff:8.8.8.8", ""}, {"64:ff9b::808:808", ""},
 	} {
 		err := dialGuard{}.check(netip.AddrPortFrom(netip.MustParseAddr(tc.addr), 443).String())

@@ -21,7 +21,7 @@ func TestKind(t *testing.T) {
 		{"100.64.0.1", "shared"}, {"64:ff9b::100.64.0.1", "shared"},
 		{"255.255.255.255", "broadcast"}, {"64:ff9b::ffff:ffff", "broadcast"},
 		{"8.8.8.8", ""}, {"172.32.0.1", ""}, {"2001:4860:4860::8888", ""}, {"::ffff:8.8.8.8", ""},
-		{"64:ff9b::808:808", ""}, {"::808:808", ""}, {"64:ff9b:1::a9fe:a9fe", ""}, // a local-use NAT64 prefix is not the well-known one
+		{"64:ff9b::808:808", ""}, {"::808:808", ""}, {"64:ff9b:1::a9fe:a9fe", "reserved"}, // the local-use NAT64 prefix maps where its network chooses
 	} {
 		if got := Kind(netip.MustParseAddr(tc.addr)); got != tc.kind {
 			t.Errorf("Kind(%s) = %q, want %q", tc.addr, got, tc.kind)
