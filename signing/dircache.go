@@ -58,10 +58,13 @@ func (v *Verifier) resolve(agent string) (*keyLocation, error) {
 	}
 	host := normaliseAuthority(u.Host, "https")
 	path := u.EscapedPath()
-	if path == "" || path == "/" && u.RawQuery == "" {
+	if path == "" {
+		path = "/" // https://h?q is https://h/?q (RFC 3986 §6.2.3)
+	}
+	if path == "/" && u.RawQuery == "" {
 		// A bare origin (every deployed agent sends one): its well-known
-		// directory.
-		path, u.RawQuery = DirectoryPath, ""
+		// directory. With a query it is a URL, fetched as given.
+		path = DirectoryPath
 	}
 	id := "https://" + host + path
 	fetch := id

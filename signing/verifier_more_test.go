@@ -55,6 +55,8 @@ func TestVerify_FirstSignatureError(t *testing.T) {
 	wrongTag := labelled(t, key, "a", "https://bot.test")
 	wrongTag.Header.Set("Signature-Input", strings.Replace(wrongTag.Header.Get("Signature-Input"), "web-bot-auth", "other", 1))
 	unknown := labelled(t, other, "a", "https://bot.test")
+	wrongTagB := labelled(t, key, "b", "https://bot.test")
+	wrongTagB.Header.Set("Signature-Input", strings.Replace(wrongTagB.Header.Get("Signature-Input"), "web-bot-auth", "other", 1))
 	// b names the known key but carries a's signature bytes: it does not verify.
 	forged := labelled(t, key, "b", "https://bot.test")
 	sigA := strings.TrimPrefix(unknown.Header.Get("Signature"), "a=")
@@ -69,6 +71,8 @@ func TestVerify_FirstSignatureError(t *testing.T) {
 		{"expired, then wrong tag", joined(labelled(t, key, "b", "https://bot.test"), wrongTag), now.Add(time.Hour), signing.ReasonExpired},
 		{"unknown key, then bad signature", joined(unknown, forged), now, signing.ReasonUnknownKey},
 		{"bad signature, then unknown key", joined(forged, unknown), now, signing.ReasonBadSignature},
+		// The first signature's error although the second fails a check made earlier (needing no key).
+		{"unknown key, then wrong tag", joined(unknown, wrongTagB), now, signing.ReasonUnknownKey},
 	} {
 		v := &signing.Verifier{Keys: ks, Now: func() time.Time { return tc.now }}
 		res, err := v.Verify(tc.req)

@@ -82,9 +82,10 @@ func reasonOf(err error) signing.Reason {
 }
 
 // TestVerifier_MemberResolvedAsGiven: a member naming a JWKS URL is fetched
-// as given (query kept, identifier without it) and binds no domain; an
-// origin or the well-known URL binds the host, and only there must the keys
-// have signed the directory response.
+// as given (query kept, identifier without it) and binds no domain, and so
+// is an origin with a query (https://h?q and https://h/?q alike); an origin
+// or the well-known URL binds the host, and only there must the keys have
+// signed the directory response.
 func TestVerifier_MemberResolvedAsGiven(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		key := signingtest.BothyKey()
@@ -92,6 +93,7 @@ func TestVerifier_MemberResolvedAsGiven(t *testing.T) {
 		a := record(http.NewServeMux())
 		a.h.(*http.ServeMux).Handle("/keys.json", jwksHandler(t, key))
 		a.h.(*http.ServeMux).Handle(signing.DirectoryPath, jwksHandler(t, key)) // unsigned at the well-known path
+		a.h.(*http.ServeMux).Handle("/{$}", jwksHandler(t, key))
 		mem.handle("a.test", a)
 		b := record(&signing.Directory{Keys: signers(key)})
 		mem.handle("b.test", b)
@@ -107,6 +109,9 @@ func TestVerifier_MemberResolvedAsGiven(t *testing.T) {
 			{"https://a.test/keys.json", signing.Dictionary, "/keys.json", a, "https://a.test/keys.json", "", ""},
 			{"https://a.test/keys.json?v=2", signing.Dictionary, "/keys.json?v=2", a, "https://a.test/keys.json", "", ""},
 			{"https://A.test:443/keys.json", signing.QuotedString, "/keys.json", a, "https://a.test/keys.json", "", ""},
+			// An origin with a query is a URL, fetched as given, however its empty path is spelt.
+			{"https://a.test/?v=2", signing.Dictionary, "/?v=2", a, "https://a.test/", "", ""},
+			{"https://a.test?v=2", signing.Dictionary, "/?v=2", a, "https://a.test/", "", ""},
 			{"https://b.test", signing.Dictionary, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},
 			{"https://b.test/", signing.Dictionary, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},
 			{"https://b.test" + signing.DirectoryPath, signing.BareURL, signing.DirectoryPath, b, "https://b.test" + signing.DirectoryPath, "b.test", ""},

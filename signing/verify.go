@@ -81,8 +81,9 @@ const (
 //
 // With Keys set it verifies against that fixed set and never fetches. With
 // Keys nil it resolves the Signature-Agent member the signature covers: an
-// https URL of a JSON Web Key Set, fetched as given; a bare origin (no path)
-// means its /.well-known/http-message-signatures-directory. Only a key set
+// https URL of a JSON Web Key Set, fetched as given; a bare origin (no
+// path or "/", and no query) means its
+// /.well-known/http-message-signatures-directory. Only a key set
 // fetched from that well-known path binds the key to the host; there each
 // key is used only if it signed the directory response for that host
 // (unless AcceptUnsignedDirectory), and the Result names the Domain.
@@ -223,6 +224,7 @@ func (v *Verifier) maxSignatures() int {
 
 // candidate is a signature that passed every check that needs no key.
 type candidate struct {
+	at    int // its place among the request's signatures
 	si    *sigInput
 	sig   []byte
 	res   *Result
@@ -234,7 +236,7 @@ type candidate struct {
 // in order) and returns what the first that verifies proves. Every failure
 // is a *VerifyError matching ErrInvalidSignature or ErrUnverified (see
 // [OutcomeOf]); when no signature verifies, the error is the first
-// signature's. Key set fetches use req.Context(). req is not modified.
+// signature's (in the order of Signature-Input), whichever check it failed. Key set fetches use req.Context(). req is not modified.
 func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 	inLines := req.Header.Values("Signature-Input")
 	sigLines := req.Header.Values("Signature")
@@ -250,10 +252,13 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 		return nil, &VerifyError{Reason: ReasonMalformed, Err: err}
 	}
 	now := v.now()
+	// The error returned is the first signature's (in the order of
+	// Signature-Input), whichever check it failed.
 	var first error
-	keep := func(err error) {
-		if first == nil {
-			first = err
+	firstAt := 0
+	keep := func(at int, err error) {
+		if first == nil || at < firstAt {
+			first, firstAt = err, at
 		}
 	}
 	// Everything that needs no key is decided first, for every signature:
@@ -267,13 +272,13 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 		tag, ok, err := si.stringParam("tag")
 		switch {
 		case err != nil:
-			keep(&VerifyError{Reason: ReasonMalformed, Label: si.label, Err: err})
+			keep(i, &VerifyError{Reason: ReasonMalformed, Label: si.label, Err: err})
 			continue
 		case !ok:
-			keep(&VerifyError{Reason: ReasonMissingParam, Label: si.label, Detail: "no tag"})
+			keep(i, &VerifyError{Reason: ReasonMissingParam, Label: si.label, Detail: "no tag"})
 			continue
 		case tag != TagWebBotAuth:
-			keep(&VerifyError{Reason: ReasonWrongTag, Label: si.label, Detail: fmt.Sprintf("tag %q", tag)})
+			keep(i, &VerifyError{Reason: ReasonWrongTag, Label: si.label, Detail: fmt.Sprintf("tag %q", tag)})
 			continue
 		}
 		if len(cands) == v.maxSignatures() {
@@ -287,9 +292,10 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 		}
 		c, err := v.precheck(si, sigs[si.label], agent, agentErr, now)
 		if err != nil {
-			keep(err)
+			keep(i, err)
 			continue
 		}
+		c.at = i
 		cands = append(cands, c)
 	}
 	for _, c := range cands {
@@ -297,7 +303,7 @@ func (v *Verifier) Verify(req *http.Request) (*Result, error) {
 		if err == nil {
 			return res, nil
 		}
-		keep(err)
+		keep(c.at, err)
 	}
 	if first == nil {
 		first = &VerifyError{Reason: ReasonMissing, Detail: "Signature-Input has no member"}
