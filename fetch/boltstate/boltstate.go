@@ -26,9 +26,11 @@
 // PATH-wal.b: each write is appended as one checksummed record and
 // returns once the log is synced, so a write that returned survives a
 // crash of the process (SIGKILL, a panic) and a write that did not
-// return leaves nothing half done. Writes made at the same time share
-// one sync (group commit), and while many writers crowd the log is synced
-// at most once every 8 ms; there is no bbolt transaction per write.
+// return leaves nothing half done; a write of more than one record holds
+// (256 MiB) is refused with [ErrWriteTooLarge]. Writes made at the same
+// time share one sync (group commit), and while many writers crowd the log
+// is synced at most once every 8 ms; there is no bbolt transaction per
+// write.
 // The writes are applied to the bbolt file later, in one transaction with
 // their keys in order, each time the log holds Options.CheckpointBytes
 // ([DefaultCheckpointBytes], 16 MiB) and at Close (a checkpoint); until

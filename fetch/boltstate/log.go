@@ -79,6 +79,33 @@ func appendRecord(dst []byte, changes []change) []byte {
 	return dst
 }
 
+// recordSize is the length of the payload appendRecord writes for changes.
+func recordSize(changes []change) int {
+	n := 0
+	str := func(s string) int { return uvarintLen(uint64(len(s))) + len(s) }
+	for _, c := range changes {
+		n += 1 + str(c.bucket)
+		switch c.kind {
+		case opPut:
+			n += str(c.key) + uvarintLen(uint64(len(c.val))) + len(c.val)
+		case opDelete:
+			n += str(c.key)
+		case opSequence:
+			n += uvarintLen(c.seq)
+		}
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
 func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)

@@ -25,6 +25,12 @@ var ErrClosed = errors.New("boltstate: state is closed")
 // ErrReadOnly is returned by the writes of a read-only [State].
 var ErrReadOnly = errors.New("boltstate: state is read-only")
 
+// ErrWriteTooLarge is returned by [State.Write] (and the writes of the
+// stores) for a write whose changes add up to more than one record of the
+// log may hold, 256 MiB: nothing is written, and nothing of the state
+// changes.
+var ErrWriteTooLarge = errors.New("boltstate: write too large for one log record (256 MiB)")
+
 // Tx is one write of a [State] (see [State.Write]): its reads see the state
 // with every earlier write applied, and its own changes. Keys must not be
 // empty; values returned by Get must not be modified.
@@ -191,6 +197,11 @@ func (s *State) write(ctx context.Context, fn func(*Tx) error, logged bool) erro
 		return err
 	}
 	var batch *logBatch
+	if logged && recordSize(tx.changes) > maxRecordSize {
+		tx.reset()
+		s.wmu.Unlock()
+		return ErrWriteTooLarge
+	}
 	if logged {
 		var err error
 		if batch, err = s.w.append(tx.changes); err != nil {
