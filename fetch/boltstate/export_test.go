@@ -90,6 +90,18 @@ func OpenBetweenResets(path string, f func()) (*State, error) {
 // sync.
 func SetBeforeSync(st *State, f func()) { st.w.beforeSync = f }
 
+// LogUnsynced is the number of records appended to st's log and not yet
+// synced (those of the flush under way included).
+func LogUnsynced(st *State) int {
+	st.w.mu.Lock()
+	defer st.w.mu.Unlock()
+	n := st.w.cur.records
+	if st.w.inward != nil {
+		n += st.w.inward.records
+	}
+	return n
+}
+
 // OpenDBUnchecked is OpenDB without Check before bbolt reads the file: what
 // bbolt itself refuses, or faults on, is then met by OpenDB's second line.
 func OpenDBUnchecked(path string, logger *slog.Logger) (*bbolt.DB, error) {

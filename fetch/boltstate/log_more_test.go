@@ -1,0 +1,278 @@
+package boltstate_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodbot-go/goodbot/fetch/boltstate"
+)
+
+// A payload decodes only whole, to its last byte: a stray byte after its
+// changes (or alone) is not a change and makes the record undecodable,
+// rather than being dropped.
+func TestDecodeRecord_StrayByte(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		payload []byte
+	}{
+		{"a lone byte", []byte{4}},
+		{"a drop and one byte more", []byte{4, 1, 'a', 4}},
+		{"a put and one byte more", []byte{1, 1, 'a', 1, 'k', 1, 'v', 1}},
+	} {
+		if _, err := boltstate.Reencode(c.payload); err == nil {
+			t.Errorf("%s (% x): decoded, want an undecodable record", c.name, c.payload)
+		}
+	}
+}
+
+// Only the file written last can end in a record cut short, wherever the
+// cut falls: an older file cut inside its record's header, or just after
+// it (no byte of the payload), is damage as a cut inside the payload is;
+// nothing past it is replayed and both files are kept aside.
+func TestLog_OlderFileCutInARecordHeaderIsDamage(t *testing.T) {
+	const logHeader = 15 + 8 + 4
+	for _, c := range []struct {
+		name string
+		keep int // bytes of the older file kept
+	}{
+		{"inside the record's header", logHeader + 5},
+		{"just after the record's header", logHeader + 12},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := bothFiles(t)
+			older := snap + boltstate.LogSuffixes[0]
+			data, err := os.ReadFile(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(older, data[:c.keep], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, logs := valueOfK(t, snap)
+			if got != "first" {
+				t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
+			}
+			for _, suffix := range boltstate.LogSuffixes {
+				if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
+					t.Errorf("%s not kept aside: %v", suffix, kept)
+				}
+			}
+			if !strings.Contains(logs, "damaged") {
+				t.Errorf("no warning:\n%s", logs)
+			}
+		})
+	}
+}
+
+// The warning about a damaged log says where the damage is (LogError's
+// Offset: the records before it were replayed, none after it) and why: the
+// header's magic at byte 0, its generation's checksum at byte 15, and a
+// record's length, checksums or payload at the first byte of that record.
+func TestLog_DamageSaysWhere(t *testing.T) {
+	path, log := writeKeys(t, 4)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := os.ReadFile(path)
+	ends := recordEnds(t, data)
+	if len(ends) != 4 {
+		t.Fatalf("the log holds %d records, want 4", len(ends))
+	}
+	third := ends[1] // the first byte of the third record
+	for _, c := range []struct {
+		flip     int // the byte flipped
+		at       int // where the damage is said to be
+		reason   string
+		replayed int // records replayed before it
+	}{
+		{3, 0, "not a goodbot redo log (bad header)", 0},
+		{16, 15, "checksum mismatch in the header", 0},
+		{third + 1, third, "checksum mismatch in a record's length", 2},
+		{third + 9, third, "checksum mismatch", 2},
+		{ends[2] - 1, third, "checksum mismatch", 2},
+	} {
+		p := filepath.Join(t.TempDir(), "state.db")
+		os.WriteFile(p, db, 0o600)
+		bad := bytes.Clone(data)
+		bad[c.flip] ^= 0x20
+		os.WriteFile(p+boltstate.LogSuffixes[0], bad, 0o600)
+		var logs bytes.Buffer
+		prefix, _ := keysIn(t, p, &logs)
+		if prefix != c.replayed {
+			t.Errorf("byte %d flipped: %d records replayed, want %d", c.flip, prefix, c.replayed)
+		}
+		if want := fmt.Sprintf("is damaged at byte %d: %s\"", c.at, c.reason); !strings.Contains(logs.String(), want) {
+			t.Errorf("byte %d flipped: the warning does not say %q:\n%s", c.flip, want, logs.String())
+		}
+	}
+}
+
+// A write the log could not take fails and is not in the state after the
+// State is closed and opened again: the failure stops the State, which
+// applies nothing more to its file (its Close takes no checkpoint of the
+// failed write), and the next open replays what the log holds, the writes
+// acknowledged before the failure.
+func TestLog_FailedWriteNotAppliedAfterReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	quiet := &boltstate.Options{Logger: slog.New(slog.DiscardHandler)}
+	st, err := boltstate.Open(path, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	put := func(st *boltstate.State, k string) error {
+		return st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) })
+	}
+	if err := put(st, "before"); err != nil {
+		t.Fatal(err)
+	}
+	boltstate.BreakLog(st)
+	if err := put(st, "broken"); err == nil {
+		t.Fatal("a write the log could not take succeeded")
+	}
+	st.Close()
+	re, err := boltstate.Open(path, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	for k, want := range map[string]string{"before": "v", "broken": ""} {
+		if v, err := re.Get(ctx, "b", k); err != nil || string(v) != want || (want == "") != (v == nil) {
+			t.Errorf("after a reopen %s = %q, %v; want %q", k, v, err, want)
+		}
+	}
+}
+
+// A read-only State changes nothing on disk, not even by creating a log
+// file its bbolt file lacks: after a clean Close (no log at all), and with
+// only the newer log file left.
+func TestLog_ReadOnlyCreatesNoLogFile(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		state func(t *testing.T) string // the state file's path
+	}{
+		{"after a clean Close", func(t *testing.T) string {
+			path := filepath.Join(t.TempDir(), "state.db")
+			st := openState(t, path)
+			if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", "k", []byte("v")) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}},
+		{"with the newer log file only", func(t *testing.T) string {
+			snap := bothFiles(t)
+			if err := os.Remove(snap + boltstate.LogSuffixes[0]); err != nil {
+				t.Fatal(err)
+			}
+			return snap
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.state(t)
+			files := func() []string {
+				ents, err := os.ReadDir(filepath.Dir(path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				return names
+			}
+			before := files()
+			ro, err := boltstate.Open(path, &boltstate.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ro.Close()
+			if after := files(); !slices.Equal(before, after) {
+				t.Errorf("a read-only open changed the directory from %v to %v", before, after)
+			}
+		})
+	}
+}
+
+// Two writers are a crowd: a sync that carried the records of two is
+// followed 8 ms later, not at once, so that what they write next shares
+// one sync (a sync of one record is followed at once). On the bubble's
+// clock: the first sync (one writer's record) is held until two more
+// writers wait for the second; their next records wait 8 ms for the third.
+func TestLog_TwoWritersAreACrowd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var mu sync.Mutex
+		var syncs []time.Time
+		release := make(chan struct{})
+		boltstate.SetBeforeSync(st, func() {
+			mu.Lock()
+			syncs = append(syncs, time.Now())
+			first := len(syncs) == 1
+			mu.Unlock()
+			if first {
+				<-release
+			}
+		})
+		put := func(k string) {
+			if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) }); err != nil {
+				t.Error(err)
+			}
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { put("alone") })
+		synctest.Wait() // its sync is held
+		for _, w := range []string{"w1", "w2"} {
+			wg.Go(func() {
+				put(w)
+				put(w + " again")
+			})
+		}
+		synctest.Wait() // both records wait for the next sync
+		close(release)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(syncs) != 3 {
+			t.Fatalf("%d syncs, want 3 (one writer's record, two writers', their next records)", len(syncs))
+		}
+		if gap := syncs[1].Sub(syncs[0]); gap != 0 {
+			t.Errorf("the sync after one record came %v after it, want at once", gap)
+		}
+		if gap := syncs[2].Sub(syncs[1]); gap < 8*time.Millisecond {
+			t.Errorf("the sync after two writers' records came %v after it, want 8 ms", gap)
+		}
+	})
+}
+
+// The writes an open replays are applied to the bbolt file there: they are
+// not also held in memory, where they would count towards the next
+// checkpoint and the State's bound of about twice CheckpointBytes.
+func TestLog_ReplayedWritesNotHeldInMemory(t *testing.T) {
+	path, _ := writeKeys(t, 50)
+	st := openState(t, path)
+	defer st.Close()
+	if active, frozen := boltstate.LayerBytes(st); active != 0 || frozen != 0 {
+		t.Errorf("after replaying 50 writes the layers hold %d + %d bytes, want none (the writes are in the file)", active, frozen)
+	}
+	if n := inFile(t, st, "b"); n != 50 {
+		t.Errorf("%d of the 50 replayed keys in the bbolt file", n)
+	}
+}
