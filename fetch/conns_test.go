@@ -212,32 +212,44 @@ func TestNewAndWrap_OneConnectionPerSite(t *testing.T) {
 	}
 }
 
-// The chain's own base transport keeps the time limit over HTTP/2 too: a
-// page that never comes ends as Timeout at the limit.
-func TestBaseTransport_HTTP2TimeLimit(t *testing.T) {
-	var hung atomic.Int32
+// h2Fetcher starts a TLS server offering HTTP/2 that answers robots.txt
+// with a 404 and every other path with h, and returns it with a Fetcher of
+// bot over the chain's own base transport, trusting the server's
+// certificate. Both are closed when the test ends.
+func h2Fetcher(t *testing.T, bot fetch.Bot, h http.HandlerFunc) (*httptest.Server, *fetch.Fetcher) {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
 			return
 		}
-		if r.ProtoMajor == 2 {
-			hung.Add(1)
-		}
-		<-r.Context().Done()
+		h(w, r)
 	}))
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
-	defer srv.Close()
-	bot := fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly,
-		Limits: fetch.Limits{Timeout: time.Second}}
+	t.Cleanup(srv.Close)
 	f, tr, err := fetch.NewFetcherWithLookup(bot, nil, func(tr *http.Transport) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tr.CloseIdleConnections()
+	t.Cleanup(tr.CloseIdleConnections)
+	return srv, f
+}
+
+// The chain's own base transport keeps the time limit over HTTP/2 too: a
+// page that never comes ends as Timeout at the limit.
+func TestBaseTransport_HTTP2TimeLimit(t *testing.T) {
+	var hung atomic.Int32
+	bot := fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly,
+		Limits: fetch.Limits{Timeout: time.Second}}
+	srv, f := h2Fetcher(t, bot, func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			hung.Add(1)
+		}
+		<-r.Context().Done()
+	})
 	done := make(chan *fetch.Page, 1)
 	start := time.Now()
 	go func() {

@@ -3,12 +3,10 @@ package fetch_test
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strconv"
@@ -264,11 +262,7 @@ func TestLimits_RobotsHeaderFloodIsUnreachable(t *testing.T) {
 // what was left).
 func TestLimits_HeaderBoundHTTP2(t *testing.T) {
 	var h2 atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	header := func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 {
 			h2.Add(1)
 		}
@@ -277,10 +271,7 @@ func TestLimits_HeaderBoundHTTP2(t *testing.T) {
 			w.Header().Set(fmt.Sprintf("X-F%08d", i), strings.Repeat("a", 48))
 		}
 		fmt.Fprint(w, "ok")
-	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	defer srv.Close()
+	}
 	for i, tt := range []struct {
 		limit int64
 		size  int
@@ -292,13 +283,7 @@ func TestLimits_HeaderBoundHTTP2(t *testing.T) {
 	} {
 		bot := fetch.Bot{UserAgent: testUA, Politeness: politeness.Policy{MinDelay: -1}, AllowInternal: loopbackOnly,
 			Limits: fetch.Limits{MaxHeaderBytes: tt.limit}}
-		f, tr, err := fetch.NewFetcherWithLookup(bot, nil, func(tr *http.Transport) {
-			tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.CloseIdleConnections()
+		srv, f := h2Fetcher(t, bot, header)
 		p, err := f.Get(context.Background(), srv.URL+"/h/"+strconv.Itoa(tt.size))
 		if int(h2.Load()) != i+1 {
 			t.Fatalf("%d bytes: %d HTTP/2 requests so far, want %d", tt.size, h2.Load(), i+1)

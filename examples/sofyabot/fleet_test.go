@@ -17,7 +17,6 @@ import (
 	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/examples/internal/sofya"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
-	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -61,11 +60,7 @@ func fleetWeb(hosts, n int) (*fetchtest.Web, []string) {
 // ends, and a client of it.
 func fleetRedis(t *testing.T) (*redistest.Server, *redis.Client) {
 	t.Helper()
-	srv, err := redistest.Start("")
-	if err != nil {
-		testenv.Missing(t, "no redis-server for the fleet: %v", err)
-	}
-	t.Cleanup(srv.Kill)
+	srv := redistest.StartT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { rdb.Close() })
 	return srv, rdb

@@ -35,45 +35,6 @@ func TestDecodeRecord_StrayByte(t *testing.T) {
 	}
 }
 
-// Only the file written last can end in a record cut short, wherever the
-// cut falls: an older file cut inside its record's header, or just after
-// it (no byte of the payload), is damage as a cut inside the payload is;
-// nothing past it is replayed and both files are kept aside.
-func TestLog_OlderFileCutInARecordHeaderIsDamage(t *testing.T) {
-	const logHeader = 15 + 8 + 4
-	for _, c := range []struct {
-		name string
-		keep int // bytes of the older file kept
-	}{
-		{"inside the record's header", logHeader + 5},
-		{"just after the record's header", logHeader + 12},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			snap := bothFiles(t)
-			older := snap + boltstate.LogSuffixes[0]
-			data, err := os.ReadFile(older)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(older, data[:c.keep], 0o600); err != nil {
-				t.Fatal(err)
-			}
-			got, logs := valueOfK(t, snap)
-			if got != "first" {
-				t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
-			}
-			for _, suffix := range boltstate.LogSuffixes {
-				if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
-					t.Errorf("%s not kept aside: %v", suffix, kept)
-				}
-			}
-			if !strings.Contains(logs, "damaged") {
-				t.Errorf("no warning:\n%s", logs)
-			}
-		})
-	}
-}
-
 // The warning about a damaged log says where the damage is (LogError's
 // Offset: the records before it were replayed, none after it) and why: the
 // header's magic at byte 0, its generation's checksum at byte 15, and a

@@ -629,23 +629,42 @@ func TestLog_KilledBetweenEmptyingTheFiles(t *testing.T) {
 
 // Only the file written last can end in a record cut short (the older was
 // synced whole before the newer took a write): an older file cut short is
-// damage; the replay stops there and both files are kept aside.
+// damage wherever the cut falls (inside its record's payload, inside its
+// header, or just after the header, with no byte of the payload); the
+// replay stops there and both files are kept aside.
 func TestLog_OlderFileCutShortIsDamage(t *testing.T) {
-	snap := bothFiles(t)
-	older := snap + boltstate.LogSuffixes[0]
-	data, _ := os.ReadFile(older)
-	os.WriteFile(older, data[:len(data)-3], 0o600)
-	got, logs := valueOfK(t, snap)
-	if got != "first" {
-		t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
-	}
-	for _, suffix := range boltstate.LogSuffixes {
-		if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
-			t.Errorf("%s not kept aside: %v", suffix, kept)
-		}
-	}
-	if !strings.Contains(logs, "damaged") {
-		t.Errorf("no warning:\n%s", logs)
+	const logHeader = 15 + 8 + 4
+	for _, c := range []struct {
+		name string
+		keep func(n int) int // bytes of the older file's n kept
+	}{
+		{"inside the record's payload", func(n int) int { return n - 3 }},
+		{"inside the record's header", func(int) int { return logHeader + 5 }},
+		{"just after the record's header", func(int) int { return logHeader + 12 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := bothFiles(t)
+			older := snap + boltstate.LogSuffixes[0]
+			data, err := os.ReadFile(older)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(older, data[:c.keep(len(data))], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, logs := valueOfK(t, snap)
+			if got != "first" {
+				t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
+			}
+			for _, suffix := range boltstate.LogSuffixes {
+				if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
+					t.Errorf("%s not kept aside: %v", suffix, kept)
+				}
+			}
+			if !strings.Contains(logs, "damaged") {
+				t.Errorf("no warning:\n%s", logs)
+			}
+		})
 	}
 }
 

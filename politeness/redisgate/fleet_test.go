@@ -23,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 	"github.com/redis/go-redis/v9"
@@ -425,11 +424,7 @@ func TestFleet_C3_KilledWorkerReleasesAfterTTL(t *testing.T) {
 // workers crawl: they get errors meanwhile, never a broken promise, and then
 // finish (C3, C7).
 func TestFleet_C3_C7_RedisRestartMidCrawl(t *testing.T) {
-	srv, err := redistest.Start("")
-	if err != nil {
-		testenv.Missing(t, "cannot start a private redis-server to restart: %v", err)
-	}
-	t.Cleanup(func() { srv.Kill() })
+	srv := redistest.StartT(t)
 	const delay = 100 * time.Millisecond
 	const hosts, pages = 20, 6
 	reached := make(chan struct{})

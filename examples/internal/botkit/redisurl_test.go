@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/goodbot-go/goodbot/internal/syncbuf"
-	"github.com/goodbot-go/goodbot/internal/testenv"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
 )
 
@@ -66,11 +65,7 @@ func TestRedisOptions(t *testing.T) {
 // one, it stops at once with a line that says so, and the password it was
 // given never shows on stderr.
 func TestStart_FleetRedisPassword(t *testing.T) {
-	srv, err := redistest.Start("", "--requirepass", "pa55word")
-	if err != nil {
-		testenv.Missing(t, "no redis-server for the fleet: %v", err)
-	}
-	t.Cleanup(srv.Kill)
+	srv := redistest.StartT(t, "--requirepass", "pa55word")
 	for _, tt := range []struct {
 		name, redis, envPassword string
 		ok                       bool

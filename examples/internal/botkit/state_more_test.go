@@ -1,11 +1,13 @@
 package botkit
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	bolt "go.etcd.io/bbolt"
@@ -42,7 +44,9 @@ func TestOpenState_FreshRecordsSchema(t *testing.T) {
 
 // Schema values: the current one is kept as is (no move aside), a
 // non-number is a damaged file (moved aside as corrupt), an older one with
-// data is moved aside as old, a newer one is refused.
+// data is moved aside as old, a newer one is refused. No file is left open:
+// a refused file is refused again for what it is (not as in use), and the
+// file kept aside can be opened by the operator.
 func TestOpenState_SchemaValues(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -68,11 +72,14 @@ func TestOpenState_SchemaValues(t *testing.T) {
 		var logs syncbuf.Buffer
 		db, err = OpenState(path, Logger(&logs, false))
 		if tc.newer {
-			if err == nil || !strings.Contains(err.Error(), "newer") {
-				t.Errorf("%s: err %v", tc.name, err)
-			}
-			if db != nil {
-				db.Close()
+			for i := range 2 {
+				if !errors.Is(err, ErrStateNewer) || !strings.Contains(err.Error(), "newer") {
+					t.Errorf("%s: open %d: %v, want ErrStateNewer", tc.name, i+1, err)
+				}
+				if db != nil {
+					db.Close()
+				}
+				db, err = OpenState(path, nil)
 			}
 			continue
 		}
@@ -87,8 +94,19 @@ func TestOpenState_SchemaValues(t *testing.T) {
 		case tc.aside != "" && (len(kept) != 1 || !strings.Contains(kept[0], tc.aside)):
 			t.Errorf("%s: kept %v, want one %s file", tc.name, kept, tc.aside)
 		}
-		if tc.aside != "" && !strings.Contains(logs.String(), "kept_as") {
+		if tc.aside == "" {
+			continue
+		}
+		if !strings.Contains(logs.String(), "kept_as") {
 			t.Errorf("%s: log %q", tc.name, logs.String())
+		}
+		if len(kept) == 1 {
+			old, err := bolt.Open(kept[0], 0o600, &bolt.Options{Timeout: 200 * time.Millisecond})
+			if err != nil {
+				t.Errorf("%s: the file kept aside cannot be opened: %v", tc.name, err)
+				continue
+			}
+			old.Close()
 		}
 	}
 }

@@ -15,7 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/testenv"
 )
 
 // AddrEnv names the environment variable holding the address of a Redis that
@@ -57,6 +60,19 @@ func Start(addr string, args ...string) (*Server, error) {
 		return nil, fmt.Errorf("redistest: redis-server on %s: %w", addr, err)
 	}
 	return s, nil
+}
+
+// StartT is Start("", args...) for the test t, the server killed when t
+// ends. Without a redis-server it fails the test where CI is set and skips
+// it elsewhere, saying why (testenv.Missing).
+func StartT(t testing.TB, args ...string) *Server {
+	t.Helper()
+	s, err := Start("", args...)
+	if err != nil {
+		testenv.Missing(t, "no private redis-server: %v", err)
+	}
+	t.Cleanup(s.Kill)
+	return s
 }
 
 // Kill stops the server at once, like a crash: nothing is saved.
