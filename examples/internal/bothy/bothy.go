@@ -39,7 +39,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
 	}
-	s, fetcher, code, done := botkit.Begin(&f, env, profiles.KeyDirectory(profiles.BothyAgent),
+	s, fetcher, code, done := botkit.Begin(ctx, &f, env, profiles.KeyDirectory(profiles.BothyAgent),
 		func(k ed25519.PrivateKey) fetch.Bot { return profiles.Bothy(k, env.Scale) })
 	if done {
 		return code

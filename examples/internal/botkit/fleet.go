@@ -79,21 +79,21 @@ func redisOptions(addr string, getenv func(string) string) (opt *redis.Options, 
 }
 
 // openFleet connects to the fleet's Redis (failing fast when it does not
-// answer) and opens the crawl's shared state.
-func openFleet(f *Flags, env Env, log *slog.Logger) (*Fleet, error) {
+// answer) and opens the crawl's shared state; it waits no longer than ctx.
+func openFleet(ctx context.Context, f *Flags, env Env, log *slog.Logger) (*Fleet, error) {
 	opt, name, err := redisOptions(f.Redis, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("redis %s: %w", name, err)
 	}
 	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
+	if err := rdb.Ping(pingCtx).Err(); err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("redis %s: %w", name, classified(err))
 	}
 	fence := env.ScaleDur(10*time.Second + time.Minute)
-	if err := waitFence(rdb, fence, log); err != nil {
+	if err := waitFence(ctx, rdb, fence, log); err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("redis %s: %w", name, err)
 	}
@@ -149,10 +149,10 @@ func classified(err error) error {
 // then the gate grants no lease on a Redis that may have lost its data
 // (see redisgate.Options.Fence), and a worker would give up sites whose
 // robots.txt it could not fetch meanwhile. It returns at once on a Redis
-// that has run long enough.
-func waitFence(rdb *redis.Client, fence time.Duration, log *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	info, err := rdb.Info(ctx, "server").Result()
+// that has run long enough, and when ctx ends (an interrupt).
+func waitFence(ctx context.Context, rdb *redis.Client, fence time.Duration, log *slog.Logger) error {
+	infoCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	info, err := rdb.Info(infoCtx, "server").Result()
 	cancel()
 	if err != nil {
 		return classified(err)
@@ -162,7 +162,13 @@ func waitFence(rdb *redis.Client, fence time.Duration, log *slog.Logger) error {
 			up, err := strconv.Atoi(v)
 			if wait := fence - time.Duration(up)*time.Second; err == nil && wait > 0 {
 				log.Info("redis started recently: waiting out the politeness gate's fence", "wait", wait)
-				time.Sleep(wait) // the gate would refuse every host until then
+				t := time.NewTimer(wait) // the gate would refuse every host until then
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return fmt.Errorf("waiting out the fence: %w", context.Cause(ctx))
+				}
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func TestStart_Fleet(t *testing.T) {
 	f := &Flags{Name: "bot", Redis: srv.Addr, Crawl: "c", State: state}
 	up0 := redisUptime(t, rdb)
 	began := time.Now()
-	s, code, done := Start(f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr, Scale: scale}, "")
+	s, code, done := Start(context.Background(), f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr, Scale: scale}, "")
 	took := time.Since(began)
 	up1 := redisUptime(t, rdb)
 	if done {
@@ -148,7 +148,7 @@ func TestStart_FleetRedisDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr syncbuf.Buffer
-	s, code, done := Start(&Flags{Name: "bot", Redis: addr}, Env{Stdout: &stdout, Stderr: &stderr}, "")
+	s, code, done := Start(context.Background(), &Flags{Name: "bot", Redis: addr}, Env{Stdout: &stdout, Stderr: &stderr}, "")
 	if s != nil || code != ExitFailure || !done {
 		t.Errorf("Start = %v, %d, %v; want nil, %d, true", s, code, done, ExitFailure)
 		s.Close()

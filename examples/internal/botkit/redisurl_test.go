@@ -1,8 +1,10 @@
 package botkit
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodbot-go/goodbot/internal/syncbuf"
 	"github.com/goodbot-go/goodbot/politeness/redisgate/redistest"
@@ -81,7 +83,7 @@ func TestStart_FleetRedisPassword(t *testing.T) {
 			t.Setenv(RedisPasswordEnv, tt.envPassword)
 			var stderr syncbuf.Buffer
 			f := &Flags{Name: "bot", Redis: tt.redis, Crawl: "c", Verbose: true}
-			s, code, done := Start(f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr, Scale: 0.001}, "")
+			s, code, done := Start(context.Background(), f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr, Scale: 0.001}, "")
 			if !done {
 				defer s.Close()
 			}
@@ -104,5 +106,44 @@ func TestStart_FleetRedisPassword(t *testing.T) {
 				t.Errorf("stderr %q: want one line naming Redis and the refused password", msg)
 			}
 		})
+	}
+}
+
+// cancelOn is a writer that cancels a context once what it was given holds
+// a word.
+type cancelOn struct {
+	syncbuf.Buffer
+	word   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.Buffer.String(), w.word) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// A worker waiting out the politeness gate's fence on a Redis just started
+// (70 s at full scale) stops waiting when its context ends (an interrupt):
+// Start returns at once, saying what it was waiting for.
+func TestStart_FleetFenceWaitEndsWithTheContext(t *testing.T) {
+	srv := redistest.StartT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOn{word: "waiting out the politeness gate's fence", cancel: cancel}
+	began := time.Now()
+	s, code, done := Start(ctx, &Flags{Name: "bot", Redis: srv.Addr, Crawl: "c"}, Env{Stdout: &syncbuf.Buffer{}, Stderr: stderr}, "")
+	if !done {
+		s.Close()
+		t.Fatalf("Start went on after its context ended: %s", stderr.String())
+	}
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("Start took %v: it waited the fence out (70 s) instead of stopping with its context", took)
+	}
+	msg := stderr.String()
+	if code != ExitFailure || !strings.Contains(msg, "waiting out the politeness gate's fence") || !strings.Contains(msg, "waiting out the fence: context canceled") {
+		t.Errorf("Start = %d: %s", code, msg)
 	}
 }

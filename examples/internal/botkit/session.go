@@ -83,8 +83,9 @@ func (s *Session) Exit(ctx context.Context, code int) int {
 // Start does the common setup for f: it handles -genkey (done is true: the
 // caller exits with code), loads the key of a signing bot (refusing to run
 // without one and saying how to make one), and opens the state file.
-// keyDir is the bot's key directory URL, for the help text.
-func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
+// keyDir is the bot's key directory URL, for the help text. ctx bounds
+// what Start waits for (a fleet's Redis: see [Flags.RegisterFleet]).
+func Start(ctx context.Context, f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 	log := Logger(env.Stderr, f.Verbose).With("bot", f.Name)
 	s = &Session{Env: env, Log: log, Out: &Output{JSON: f.JSON, Stdout: env.Stdout, Stderr: env.Stderr}}
 	if f.Signs {
@@ -123,7 +124,7 @@ func Start(f *Flags, env Env, keyDir string) (s *Session, code int, done bool) {
 		s.Key = k
 	}
 	if f.Redis != "" {
-		fl, err := openFleet(f, env, log)
+		fl, err := openFleet(ctx, f, env, log)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "%s: %v\n", f.Name, err)
 			return nil, ExitFailure, true
@@ -277,8 +278,8 @@ func SiteURL(arg string) (*url.URL, error) {
 // parts are applied to it, and the fetcher is made. When done is true the
 // caller returns code. Close the session when done: it also closes the
 // fetcher's idle connections.
-func Begin(f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey) fetch.Bot) (s *Session, fetcher *fetch.Fetcher, code int, done bool) {
-	s, code, done = Start(f, env, keyDir)
+func Begin(ctx context.Context, f *Flags, env Env, keyDir string, profile func(key ed25519.PrivateKey) fetch.Bot) (s *Session, fetcher *fetch.Fetcher, code int, done bool) {
+	s, code, done = Start(ctx, f, env, keyDir)
 	if done {
 		return nil, nil, code, true
 	}

@@ -34,7 +34,7 @@ func TestStart_OutputAndLog(t *testing.T) {
 	} {
 		var stdout, stderr syncbuf.Buffer
 		f := &Flags{Name: "kitbot", State: filepath.Join(t.TempDir(), "s.db"), JSON: tc.json, Verbose: tc.verbose}
-		s, code, done := Start(f, Env{Stdout: &stdout, Stderr: &stderr}, "")
+		s, code, done := Start(context.Background(), f, Env{Stdout: &stdout, Stderr: &stderr}, "")
 		if done {
 			t.Fatalf("%s: Start = %d: %s", tc.name, code, stderr.String())
 		}
@@ -73,7 +73,7 @@ func TestStart_GenKeyIPRanges(t *testing.T) {
 			return identity.New(profiles.Bothy(k, 1), tc.op, time.Now())
 		}
 		f := &Flags{Name: "bot", Signs: true, GenKey: filepath.Join(dir, tc.name+".pem"), Identity: kit}
-		if s, code, done := Start(f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys"); s != nil || !done || code != ExitOK {
+		if s, code, done := Start(context.Background(), f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys"); s != nil || !done || code != ExitOK {
 			t.Fatalf("%s: Start = %v, %d, %v: %s", tc.name, s, code, done, stderr.String())
 		}
 		card := strings.Index(stdout.String(), `"client_name"`)
@@ -106,7 +106,7 @@ func TestBegin_StartDone(t *testing.T) {
 	} {
 		tc.f.Name = "bot"
 		var stderr syncbuf.Buffer
-		s, fetcher, code, done := Begin(&tc.f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr}, "https://example.com/keys",
+		s, fetcher, code, done := Begin(context.Background(), &tc.f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &stderr}, "https://example.com/keys",
 			func(ed25519.PrivateKey) fetch.Bot { return testBot() })
 		if code != tc.code || done != tc.done || (s == nil) != done || (fetcher == nil) != done {
 			t.Errorf("%s: Begin = %v, %v, %d, %v; want %d, %v: %s", tc.name, s, fetcher, code, done, tc.code, tc.done, stderr.String())
@@ -129,7 +129,7 @@ var _ http.RoundTripper = (*closeCounter)(nil)
 func TestClose_IdleConnections(t *testing.T) {
 	tr := &closeCounter{}
 	f := &Flags{Name: "bot", State: filepath.Join(t.TempDir(), "s.db")}
-	s, _, code, done := Begin(f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}, Transport: tr}, "",
+	s, _, code, done := Begin(context.Background(), f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}, Transport: tr}, "",
 		func(ed25519.PrivateKey) fetch.Bot { return testBot() })
 	if done {
 		t.Fatalf("Begin: %d", code)
@@ -147,7 +147,7 @@ func TestClose_IdleConnections(t *testing.T) {
 // checkpoint failed: its log is kept for the next open) rather than nil.
 func TestClose_ReportsStateError(t *testing.T) {
 	f := &Flags{Name: "bot", State: filepath.Join(t.TempDir(), "s.db")}
-	s, code, done := Start(f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}}, "")
+	s, code, done := Start(context.Background(), f, Env{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}}, "")
 	if done {
 		t.Fatalf("Start: %d", code)
 	}

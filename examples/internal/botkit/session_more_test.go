@@ -120,7 +120,7 @@ func TestStart_StateAndJournal(t *testing.T) {
 	for _, resume := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "s.db")
 		var stderr syncbuf.Buffer
-		s, code, done := Start(&Flags{Name: "bot", State: path, Resume: resume}, Env{Stdout: io.Discard, Stderr: &stderr}, "")
+		s, code, done := Start(context.Background(), &Flags{Name: "bot", State: path, Resume: resume}, Env{Stdout: io.Discard, Stderr: &stderr}, "")
 		if done || code != 0 || s == nil {
 			t.Fatalf("resume=%v: Start = %v, %d, %v: %s", resume, s, code, done, stderr.String())
 		}
@@ -179,7 +179,7 @@ func TestStart_KeysAndErrors(t *testing.T) {
 	} {
 		tc.f.Name = "bot"
 		var stdout, stderr syncbuf.Buffer
-		s, code, done := Start(&tc.f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys")
+		s, code, done := Start(context.Background(), &tc.f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys")
 		if code != tc.code || done != tc.done || (s == nil) != done {
 			t.Errorf("%s: Start = %v, %d, %v; want %d, %v", tc.name, s, code, done, tc.code, tc.done)
 		}
@@ -279,7 +279,7 @@ func TestStart_GenKeyIdentity(t *testing.T) {
 	} {
 		var stdout, stderr syncbuf.Buffer
 		f := &Flags{Name: "bot", Signs: true, GenKey: filepath.Join(dir, tc.name+".pem"), Identity: tc.identity}
-		s, code, done := Start(f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys")
+		s, code, done := Start(context.Background(), f, Env{Stdout: &stdout, Stderr: &stderr}, "https://example.com/keys")
 		if s != nil || !done || code != tc.code {
 			t.Errorf("%s: Start = %v, %d, %v", tc.name, s, code, done)
 		}

@@ -165,7 +165,7 @@ func TestBegin_StatusEndpoint(t *testing.T) {
 	var stderr syncbuf.Buffer
 	env := Env{Stdout: io.Discard, Stderr: &stderr, Transport: w.RoundTripper(), StatusListening: func(u string) { listening = u }}
 	f := &Flags{Name: "kit", State: filepath.Join(t.TempDir(), "s.db"), Status: "127.0.0.1:0"}
-	s, fetcher, code, done := Begin(f, env, "", func(ed25519.PrivateKey) fetch.Bot { return testBot() })
+	s, fetcher, code, done := Begin(context.Background(), f, env, "", func(ed25519.PrivateKey) fetch.Bot { return testBot() })
 	if done {
 		t.Fatalf("Begin: %d: %s", code, stderr.String())
 	}

@@ -57,7 +57,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	keyDir := profiles.KeyDirectory(profiles.DirectoriesAgent)
 	if *list || *serve != "" {
 		f.Signs = f.Signs && *serve != "" // reading the state needs no key
-		s, code, done := botkit.Start(&f, env, keyDir)
+		s, code, done := botkit.Start(ctx, &f, env, keyDir)
 		if done {
 			return code
 		}
@@ -83,7 +83,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 			return botkit.ExitFailure
 		}
 	}
-	s, fetcher, exit, done := botkit.Begin(&f, env, keyDir,
+	s, fetcher, exit, done := botkit.Begin(ctx, &f, env, keyDir,
 		func(k ed25519.PrivateKey) fetch.Bot { return profiles.Directories(k, blocked, env.Scale) })
 	if done {
 		return exit

@@ -29,7 +29,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	if code, ok := f.ParseSites(fs, args, usage); !ok {
 		return code
 	}
-	s, fetcher, code, done := botkit.Begin(&f, env, "",
+	s, fetcher, code, done := botkit.Begin(ctx, &f, env, "",
 		func(ed25519.PrivateKey) fetch.Bot { return profiles.Hooty(*maxWait, f.MaxPages, env.Scale) })
 	if done {
 		return code

@@ -56,7 +56,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 	}
 	f.MaxPages = min(f.MaxPages, FullCap) // B10: capped at a few hundred pages
 	var bot fetch.Bot
-	s, fetcher, code, done := botkit.Begin(&f, env, profiles.KeyDirectory(profiles.BothyAgent),
+	s, fetcher, code, done := botkit.Begin(ctx, &f, env, profiles.KeyDirectory(profiles.BothyAgent),
 		func(k ed25519.PrivateKey) fetch.Bot {
 			bot = profiles.Bothy(k, env.Scale)
 			bot.UsageMode = fetch.UsageRecord // a report on what the site says, not input for the assistant

@@ -45,7 +45,7 @@ func Run(ctx context.Context, args []string, env botkit.Env) int {
 		}
 		local = a
 	}
-	s, fetcher, code, done := botkit.Begin(&f, env, "",
+	s, fetcher, code, done := botkit.Begin(ctx, &f, env, "",
 		func(ed25519.PrivateKey) fetch.Bot { return profiles.Sofya(local, env.Scale) })
 	if done {
 		return code
