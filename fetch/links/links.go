@@ -64,11 +64,16 @@ func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 			return out, head, nil
 		case html.TextToken:
 			if cur >= 0 && text.Len() < 400 {
-				text.Write(z.Text())
+				appendCollapsed(&text, z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
+			if tt == html.SelfClosingTagToken && (a == atom.Form || a == atom.A) {
+				// HTML ignores the slash of a non-void element:
+				// <form/> opens a form, <a href=x/> an anchor.
+				tt = html.StartTagToken
+			}
 			if tt == html.EndTagToken {
 				switch a {
 				case atom.Form:
@@ -153,6 +158,22 @@ func resolve(base *url.URL, href string) (*url.URL, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u, nil
+}
+
+// appendCollapsed appends p to b with each run of ASCII white space as one
+// space (none at the start), so that white space does not use up the bytes
+// kept for an anchor's text.
+func appendCollapsed(b *strings.Builder, p []byte) {
+	for _, c := range p {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r':
+			if s := b.String(); s == "" || s[len(s)-1] == ' ' {
+				continue
+			}
+			c = ' '
+		}
+		b.WriteByte(c)
+	}
 }
 
 func clip(s string) string {
