@@ -24,11 +24,11 @@ const MaxParseBytes = 512 << 10
 // it. An Agent is plain data: share it freely, but do not modify Former while
 // another goroutine uses it.
 type Agent struct {
-	// Token is the product token, such as "ExampleBot". Anything from the
-	// first character that RFC 9309 §2.2.1 does not allow in a token (letters,
-	// "-" and "_") on is ignored, as it is in the file's user-agent lines:
-	// "ExampleBot/1.0" is ExampleBot, and so is "ExampleBot2". Matching is
-	// case-insensitive.
+	// Token is the product token, such as "ExampleBot". White space around
+	// it is ignored, and so is anything from the first character that RFC
+	// 9309 §2.2.1 does not allow in a token (letters, "-" and "_") on, as it
+	// is in the file's user-agent lines: " ExampleBot/1.0" is ExampleBot, and
+	// so is "ExampleBot2". Matching is case-insensitive.
 	Token string
 	// Former lists the names the bot used before. A robots.txt group written
 	// for any of them still applies.
