@@ -312,13 +312,18 @@ func TestCache_ConcurrentCallersShareOneFetch(t *testing.T) {
 }
 
 // A caller that gives up gets its ctx error; the shared fetch still
-// completes and is cached.
+// completes and is cached: the caller's cancellation does not reach it,
+// even through a Transport that honours the request's context.
 func TestCache_CallerCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		web := &fakeWeb{}
 		web.set(func(req *http.Request) (*http.Response, error) {
-			time.Sleep(5 * time.Second)
-			return response(req, 200, ""), nil
+			select {
+			case <-req.Context().Done():
+				return nil, req.Context().Err()
+			case <-time.After(5 * time.Second):
+				return response(req, 200, "User-agent: *\nDisallow: /x\n"), nil
+			}
 		})
 		c := &Cache{Transport: web}
 		u := mustURL(t, "https://example.com/")
@@ -330,8 +335,8 @@ func TestCache_CallerCancel(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
-		if r, ok := c.Cached(u); !ok || r.Unreachable() {
-			t.Fatalf("Cached = %v, %v", r, ok)
+		if r, ok := c.Cached(u); !ok || r.Unreachable() || r.Allowed(bothy, "/x") {
+			t.Fatalf("Cached = %v, %v; want the fetched file", r, ok)
 		}
 	})
 }

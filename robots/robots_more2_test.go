@@ -251,34 +251,6 @@ func TestCache_NegativeMaxEntriesKeepsAll(t *testing.T) {
 	}
 }
 
-// A caller that gives up does not cancel the shared fetch, even through a
-// Transport that honours the request's context.
-func TestCache_CallerCancelDoesNotCancelFetch(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		web := &fakeWeb{}
-		web.set(func(req *http.Request) (*http.Response, error) {
-			select {
-			case <-req.Context().Done():
-				return nil, req.Context().Err()
-			case <-time.After(5 * time.Second):
-				return response(req, 200, "User-agent: *\nDisallow: /x\n"), nil
-			}
-		})
-		c := &Cache{Transport: web}
-		u := mustURL(t, "https://example.com/")
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if _, err := c.Get(ctx, u); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Get = %v", err)
-		}
-		time.Sleep(5 * time.Second)
-		synctest.Wait()
-		if r, ok := c.Cached(u); !ok || r.Unreachable() || r.Allowed(bothy, "/x") {
-			t.Fatalf("Cached = %v, %v; want the fetched file", r, ok)
-		}
-	})
-}
-
 // Agent.Token's white space is ignored as its doc says: " ExampleBot/1.0"
 // and "\tExampleBot " are ExampleBot.
 func TestAllowed_TokenWhiteSpaceIgnored(t *testing.T) {

@@ -8,47 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// TestExtractFollowed covers which <a>/<area> hrefs Extract keeps: only
-// http(s) URLs with a host (WHATWG "special" schemes need a host), the first
-// <base href> only (HTML: "the first base element with an href attribute"),
-// attributes on end tags ignored (HTML tokenization drops them), and a stray
-// </form> does not cancel the next <form>.
-func TestExtractFollowed(t *testing.T) {
-	base := mustURL(t, "http://site.test/dir/page.html")
-	tests := []struct {
-		name string
-		html string
-		want []string
-	}{
-		{"no host", `<a href="http:/nohost">n</a><a href="https:///x">x</a><a href="/ok">ok</a>`,
-			[]string{"http://site.test/ok"}},
-		{"other scheme with host", `<a href="ftp://files.test/x">f</a><a href="ws://w.test/">w</a>`, nil},
-		{"first base wins", `<base href="http://one.test/a/"><base href="http://two.test/b/"><a href="p">p</a>`,
-			[]string{"http://one.test/a/p"}},
-		{"base without href ignored", `<base target="_blank"><base href="http://one.test/a/"><a href="p">p</a>`,
-			[]string{"http://one.test/a/p"}},
-		{"end tag attributes ignored", `<a href="/x">x</a href="/evil"></base href="http://evil.test/"><a href="y">y</a>`,
-			[]string{"http://site.test/x", "http://site.test/dir/y"}},
-		{"stray </form> then form", `</form><form><a href="/in">in</a></form><a href="/out">out</a>`,
-			[]string{"http://site.test/out"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Extract(base, strings.NewReader(tt.html))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var s []string
-			for _, l := range got {
-				s = append(s, l.URL.String())
-			}
-			if strings.Join(s, " ") != strings.Join(tt.want, " ") {
-				t.Errorf("got %q, want %q", s, tt.want)
-			}
-		})
-	}
-}
-
 // TestExtractLinkFields covers Link.Href ("the attribute as written") and
 // Link.Text ("anchor text, whitespace collapsed, at most 200 bytes"): text
 // of an <a> left open at EOF or closed by the next <a>, no text for a void

@@ -34,6 +34,21 @@ func TestExtract(t *testing.T) {
 			[]string{"http://site.test/out"}},
 		{"broken html", `<a href="/one"><p><a href=/two>two`, []string{"http://site.test/one", "http://site.test/two"}},
 		{"spaces trimmed", `<a href="  /sp  ">s</a>`, []string{"http://site.test/sp"}},
+		// Only http(s) URLs with a host (WHATWG "special" schemes need one),
+		// the first <base href> only (HTML: "the first base element with an
+		// href attribute"), attributes on end tags ignored (HTML tokenization
+		// drops them), and a stray </form> does not cancel the next <form>.
+		{"no host", `<a href="http:/nohost">n</a><a href="https:///x">x</a><a href="/ok">ok</a>`,
+			[]string{"http://site.test/ok"}},
+		{"other scheme with host", `<a href="ftp://files.test/x">f</a><a href="ws://w.test/">w</a>`, nil},
+		{"first base wins", `<base href="http://one.test/a/"><base href="http://two.test/b/"><a href="p">p</a>`,
+			[]string{"http://one.test/a/p"}},
+		{"base without href ignored", `<base target="_blank"><base href="http://one.test/a/"><a href="p">p</a>`,
+			[]string{"http://one.test/a/p"}},
+		{"end tag attributes ignored", `<a href="/x">x</a href="/evil"></base href="http://evil.test/"><a href="y">y</a>`,
+			[]string{"http://site.test/x", "http://site.test/dir/y"}},
+		{"stray </form> then form", `</form><form><a href="/in">in</a></form><a href="/out">out</a>`,
+			[]string{"http://site.test/out"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
