@@ -186,3 +186,17 @@ func TestExtract_AsHTMLParses(t *testing.T) {
 		}
 	}
 }
+
+// Text reads <title/> as HTML does, as an open title: "<title/>T</title>"
+// is the title T, not body text.
+func TestText_SelfClosingTitle(t *testing.T) {
+	for _, tc := range []struct{ html, title, text string }{
+		{"<head><title/>T</title></head><body><p>body</p>", "T", "body\n"},
+		{"<head><title>T</title></head><body><p>body</p>", "T", "body\n"},
+	} {
+		title, text, err := Text(strings.NewReader(tc.html))
+		if err != nil || title != tc.title || text != tc.text {
+			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.html, title, text, err, tc.title, tc.text)
+		}
+	}
+}

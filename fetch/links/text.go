@@ -50,7 +50,7 @@ func Text(r io.Reader) (title, text string, err error) {
 			a := atom.Lookup(name)
 			switch a {
 			case atom.Title:
-				inTitle = tt == html.StartTagToken
+				inTitle = tt != html.EndTagToken // <title/> opens a title too: HTML ignores the slash of a non-void element
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Head:
 				if tt == html.StartTagToken {
 					hidden++
