@@ -40,17 +40,8 @@ func TestDecodeRecord_StrayByte(t *testing.T) {
 // header's magic at byte 0, its generation's checksum at byte 15, and a
 // record's length, checksums or payload at the first byte of that record.
 func TestLog_DamageSaysWhere(t *testing.T) {
-	path, log := writeKeys(t, 4)
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := os.ReadFile(path)
-	ends := recordEnds(t, data)
-	if len(ends) != 4 {
-		t.Fatalf("the log holds %d records, want 4", len(ends))
-	}
-	third := ends[1] // the first byte of the third record
+	k := newKilledLog(t, 4)
+	third := k.ends[1] // the first byte of the third record
 	for _, c := range []struct {
 		flip     int // the byte flipped
 		at       int // where the damage is said to be
@@ -61,20 +52,16 @@ func TestLog_DamageSaysWhere(t *testing.T) {
 		{16, 15, "checksum mismatch in the header", 0},
 		{third + 1, third, "checksum mismatch in a record's length", 2},
 		{third + 9, third, "checksum mismatch", 2},
-		{ends[2] - 1, third, "checksum mismatch", 2},
+		{k.ends[2] - 1, third, "checksum mismatch", 2},
 	} {
-		p := filepath.Join(t.TempDir(), "state.db")
-		os.WriteFile(p, db, 0o600)
-		bad := bytes.Clone(data)
+		bad := bytes.Clone(k.log)
 		bad[c.flip] ^= 0x20
-		os.WriteFile(p+boltstate.LogSuffixes[0], bad, 0o600)
-		var logs bytes.Buffer
-		prefix, _ := keysIn(t, p, &logs)
+		_, prefix, _, logs := k.replay(t, bad)
 		if prefix != c.replayed {
 			t.Errorf("byte %d flipped: %d records replayed, want %d", c.flip, prefix, c.replayed)
 		}
-		if want := fmt.Sprintf("is damaged at byte %d: %s\"", c.at, c.reason); !strings.Contains(logs.String(), want) {
-			t.Errorf("byte %d flipped: the warning does not say %q:\n%s", c.flip, want, logs.String())
+		if want := fmt.Sprintf("is damaged at byte %d: %s\"", c.at, c.reason); !strings.Contains(logs, want) {
+			t.Errorf("byte %d flipped: the warning does not say %q:\n%s", c.flip, want, logs)
 		}
 	}
 }

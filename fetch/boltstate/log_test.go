@@ -420,6 +420,43 @@ func writeKeys(t *testing.T, n int) (path, log string) {
 	return path, path + boltstate.LogSuffixes[0]
 }
 
+// killedLog is a state killed after n writes (writeKeys), as bytes: its
+// bbolt file, its log, and the offset just past each record of the log.
+type killedLog struct {
+	db, log []byte
+	ends    []int
+}
+
+func newKilledLog(t *testing.T, n int) killedLog {
+	t.Helper()
+	path, log := writeKeys(t, n)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := killedLog{db: db, log: data, ends: recordEnds(t, data)}
+	if len(k.ends) != n {
+		t.Fatalf("the log holds %d records, want %d", len(k.ends), n)
+	}
+	return k
+}
+
+// replay opens a copy of the state with log as its log, and returns the
+// copy's path, keysIn's answer and what the open logged.
+func (k killedLog) replay(t *testing.T, log []byte) (path string, prefix int, holes bool, logs string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "state.db")
+	os.WriteFile(path, k.db, 0o600)
+	os.WriteFile(path+boltstate.LogSuffixes[0], log, 0o600)
+	var b bytes.Buffer
+	prefix, holes = keysIn(t, path, &b)
+	return path, prefix, holes, b.String()
+}
+
 // keysIn returns how many of key000, key001, ... a state at path holds in
 // a row, and whether it holds any key after the gap.
 func keysIn(t *testing.T, path string, logs *bytes.Buffer) (prefix int, holes bool) {
@@ -441,34 +478,20 @@ func keysIn(t *testing.T, path string, logs *bytes.Buffer) (prefix int, holes bo
 // every whole record before the cut and nothing else, without an error and
 // without taking the file for a damaged one.
 func TestLog_CutAtEveryByte(t *testing.T) {
-	path, log := writeKeys(t, 12)
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := os.ReadFile(path)
-	ends := recordEnds(t, data)
-	if len(ends) != 12 {
-		t.Fatalf("the log holds %d records, want 12", len(ends))
-	}
-	for cut := range len(data) + 1 {
-		dir := t.TempDir()
-		p := filepath.Join(dir, "state.db")
-		os.WriteFile(p, db, 0o600)
-		os.WriteFile(p+boltstate.LogSuffixes[0], data[:cut], 0o600)
-		var logs bytes.Buffer
-		prefix, holes := keysIn(t, p, &logs)
+	k := newKilledLog(t, 12)
+	for cut := range len(k.log) + 1 {
+		p, prefix, holes, logs := k.replay(t, k.log[:cut])
 		want := 0
-		for _, e := range ends {
+		for _, e := range k.ends {
 			if e <= cut {
 				want++
 			}
 		}
 		if prefix != want || holes {
-			t.Fatalf("log cut at byte %d of %d: %d records replayed in a row (holes %v), want %d", cut, len(data), prefix, holes, want)
+			t.Fatalf("log cut at byte %d of %d: %d records replayed in a row (holes %v), want %d", cut, len(k.log), prefix, holes, want)
 		}
-		if kept, _ := filepath.Glob(p + "-wal.*.corrupt-*"); len(kept) > 0 || strings.Contains(logs.String(), "damaged") {
-			t.Fatalf("log cut at byte %d taken for damage: %v\n%s", cut, kept, logs.String())
+		if kept, _ := filepath.Glob(p + "-wal.*.corrupt-*"); len(kept) > 0 || strings.Contains(logs, "damaged") {
+			t.Fatalf("log cut at byte %d taken for damage: %v\n%s", cut, kept, logs)
 		}
 	}
 }
@@ -490,21 +513,13 @@ func recordEnds(t *testing.T, data []byte) []int {
 // is copied aside and a warning names the copy; never a crash, never a
 // record applied with a byte changed.
 func TestLog_FlippedByteAnywhere(t *testing.T) {
-	path, log := writeKeys(t, 6)
-	data, _ := os.ReadFile(log)
-	db, _ := os.ReadFile(path)
-	ends := recordEnds(t, data)
-	for off := range len(data) {
-		dir := t.TempDir()
-		p := filepath.Join(dir, "state.db")
-		os.WriteFile(p, db, 0o600)
-		bad := bytes.Clone(data)
+	k := newKilledLog(t, 6)
+	for off := range len(k.log) {
+		bad := bytes.Clone(k.log)
 		bad[off] ^= 0x20
-		os.WriteFile(p+boltstate.LogSuffixes[0], bad, 0o600)
-		var logs bytes.Buffer
-		prefix, holes := keysIn(t, p, &logs)
+		p, prefix, holes, logs := k.replay(t, bad)
 		before := 0 // records wholly before the flipped byte
-		for _, e := range ends {
+		for _, e := range k.ends {
 			if e <= off {
 				before++
 			} else {
@@ -516,14 +531,14 @@ func TestLog_FlippedByteAnywhere(t *testing.T) {
 			t.Fatalf("byte %d flipped: %d records replayed in a row (holes %v), want %d", off, prefix, holes, before)
 		}
 		if len(kept) == 1 {
-			if !strings.Contains(logs.String(), kept[0]) {
-				t.Fatalf("byte %d flipped: the warning does not name the copy %s:\n%s", off, kept[0], logs.String())
+			if !strings.Contains(logs, kept[0]) {
+				t.Fatalf("byte %d flipped: the warning does not name the copy %s:\n%s", off, kept[0], logs)
 			}
 			if saved, _ := os.ReadFile(kept[0]); !bytes.Equal(saved, bad) {
 				t.Fatalf("byte %d flipped: the copy kept aside differs from the damaged log", off)
 			}
 		} else {
-			t.Fatalf("byte %d flipped: no copy kept aside:\n%s", off, logs.String())
+			t.Fatalf("byte %d flipped: no copy kept aside:\n%s", off, logs)
 		}
 	}
 }
