@@ -115,11 +115,7 @@ func TestLoad_SkipsRecordsWithoutHost(t *testing.T) {
 func TestPop_SkipsRecordsWithoutKeyOrHost(t *testing.T) {
 	const site = "http://a.test"
 	ctx := context.Background()
-	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
-	defer st.Close()
-	if err := j.Push(ctx, site, spillItems(t, site, 0, 3)); err != nil {
-		t.Fatal(err)
-	}
+	st, j := withSpill(t, "", site)
 	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +224,7 @@ func TestLoad_CountsAreTheCallers(t *testing.T) {
 func TestLoad_EmptiesTheSpillNotYetInTheFile(t *testing.T) {
 	const site = "http://a.test"
 	ctx := context.Background()
-	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
-	defer st.Close()
-	if err := j.Push(ctx, site, spillItems(t, site, 0, 3)); err != nil {
-		t.Fatal(err)
-	}
+	st, j := withSpill(t, "", site)
 	if n := spilledInFile(t, st.DB, site); n != 0 {
 		t.Fatalf("%d items in the file before a checkpoint: the case of a spill in memory only is not tested", n)
 	}
@@ -255,11 +247,7 @@ func TestLoad_EmptiesTheSpillNotYetInTheFile(t *testing.T) {
 func TestPop_NoneForNonPositiveN(t *testing.T) {
 	const site = "http://a.test"
 	ctx := context.Background()
-	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
-	defer st.Close()
-	if err := j.Push(ctx, site, spillItems(t, site, 0, 3)); err != nil {
-		t.Fatal(err)
-	}
+	_, j := withSpill(t, "", site)
 	for _, n := range []int{0, -1, -1 << 62} {
 		if its, err := j.Pop(ctx, site, n); len(its) != 0 || err != nil {
 			t.Errorf("Pop(%d) = %d items, %v; want none", n, len(its), err)

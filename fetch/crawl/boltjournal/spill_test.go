@@ -287,6 +287,22 @@ func TestSeen_WrittenWithoutTheLog(t *testing.T) {
 	}
 }
 
+// withSpill opens a fresh journal at path (a new file when "") with items 0,
+// 1 and 2 of site pushed to its spill; the state is closed when the test
+// ends.
+func withSpill(t *testing.T, path, site string) (*boltstate.State, *boltjournal.Journal) {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "state.db")
+	}
+	st, _, j := open(t, path)
+	t.Cleanup(func() { st.Close() })
+	if err := j.Push(context.Background(), site, spillItems(t, site, 0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	return st, j
+}
+
 func spillItems(t *testing.T, site string, from, to int) []crawl.Item {
 	t.Helper()
 	var out []crawl.Item
