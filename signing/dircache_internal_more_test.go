@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dunglas/httpsfv"
 	"github.com/goodbot-go/goodbot/signing/signingtest"
 )
 
@@ -98,21 +97,9 @@ func TestProvenKeys_DigestAndWindow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := http.Header{"Content-Digest": {tc.digest}}
-			sp, err := signParams(comps, httpsfvParams([]param{{"created", tc.created}, {"expires", tc.expires}, {"keyid", kid}, {"tag", TagDirectory}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			base, err := signatureBase(&message{status: http.StatusOK, header: h, req: &message{authority: "bot.test"}}, comps, sp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Set("Signature-Input", "sig1="+sp)
-			sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
-			h.Set("Signature", sig)
-			v := &Verifier{Now: func() time.Time { return now }}
-			got := v.provenKeys(&http.Response{StatusCode: http.StatusOK, Header: h}, "bot.test", body, KeySet{kid: pub}, DefaultMaxKeys)
-			if (len(got) == 1) != tc.proven {
-				t.Fatalf("proven keys %d, want proven %v", len(got), tc.proven)
+			params := []param{{"created", tc.created}, {"expires", tc.expires}, {"keyid", kid}, {"tag", TagDirectory}}
+			if got := provenBy(t, key, h, comps, params, body, KeySet{kid: pub}, now); (got == 1) != tc.proven {
+				t.Fatalf("proven keys %d, want proven %v", got, tc.proven)
 			}
 		})
 	}

@@ -249,25 +249,31 @@ func TestProvenKeys_WhatAProofNeeds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := http.Header{"Content-Digest": {contentDigest(body)}}
-			p := httpsfvParams(tc.params)
-			sp, err := signParams(tc.comps, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			base, err := signatureBase(&message{status: http.StatusOK, header: h, req: &message{authority: "bot.test"}}, tc.comps, sp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Set("Signature-Input", "sig1="+sp)
-			sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
-			h.Set("Signature", sig)
-			v := &Verifier{Now: func() time.Time { return now }}
-			got := v.provenKeys(&http.Response{StatusCode: http.StatusOK, Header: h}, "bot.test", body, ks, DefaultMaxKeys)
-			if (len(got) == 1) != tc.proven {
-				t.Fatalf("proven keys %d, want proven %v", len(got), tc.proven)
+			if got := provenBy(t, key, h, tc.comps, tc.params, body, ks, now); (got == 1) != tc.proven {
+				t.Fatalf("proven keys %d, want proven %v", got, tc.proven)
 			}
 		})
 	}
+}
+
+// provenBy signs a directory's answer for bot.test with key (its header h,
+// the components comps, the parameters params) and returns how many keys of
+// ks a Verifier whose clock reads now takes as proven by it for body.
+func provenBy(t *testing.T, key ed25519.PrivateKey, h http.Header, comps []component, params []param, body []byte, ks KeySet, now time.Time) int {
+	t.Helper()
+	sp, err := signParams(comps, httpsfvParams(params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := signatureBase(&message{status: http.StatusOK, header: h, req: &message{authority: "bot.test"}}, comps, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Set("Signature-Input", "sig1="+sp)
+	sig, _ := dictMember("sig1", httpsfv.NewItem(ed25519.Sign(key, []byte(base))))
+	h.Set("Signature", sig)
+	v := &Verifier{Now: func() time.Time { return now }}
+	return len(v.provenKeys(&http.Response{StatusCode: http.StatusOK, Header: h}, "bot.test", body, ks, DefaultMaxKeys))
 }
 
 func httpsfvParams(ps []param) *httpsfv.Params {
