@@ -220,10 +220,11 @@ func TestLimits_HeaderBoundedByDefault(t *testing.T) {
 			if tt.size == 64<<20 && !sent.cut {
 				t.Errorf("the server wrote all %d bytes: the connection was not closed at the bound", sent.wrote)
 			}
-			if tt.limit == 0 {
-				if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
-					t.Errorf("the fetch allocated %d MiB for a header cut at 256 KiB", got>>20)
-				}
+			// Reading 256 KiB of header fields into a map allocates 2.6 to
+			// 3.0 MB (measured); under net/http's own 10 MiB bound a 9 MiB
+			// header cost 48 MB.
+			if got := after.TotalAlloc - before.TotalAlloc; tt.limit == 0 && got > 5<<20 {
+				t.Errorf("the fetch allocated %.1f MiB for a header cut at 256 KiB", float64(got)/(1<<20))
 			}
 		})
 	}
