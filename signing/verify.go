@@ -52,8 +52,9 @@ type Result struct {
 	Nonce      string
 	Components []string // covered component identifiers, serialised
 	// Directory is the identifier the key was resolved under: the URL of
-	// the key set fetched, without query. Empty when the key came from
-	// Verifier.Keys.
+	// the key set fetched, without query, normalised as RFC 3986 sections
+	// 6.2.2 and 6.2.3 say (so every spelling of one URL gives one
+	// identifier). Empty when the key came from Verifier.Keys.
 	Directory string
 	// Domain is the host the key is bound to: set only when the key set
 	// was fetched from the well-known path and each key used proved

@@ -156,3 +156,47 @@ func TestNormaliseAuthority(t *testing.T) {
 		}
 	}
 }
+
+// TestResolve_IdentifierNormalised: draft-ietf-webbotauth-httpsig-protocol-01
+// section 5.5 compares identifiers after the normalisation of RFC 3986
+// sections 6.2.2 (case of percent-encodings, percent-encoded unreserved
+// characters decoded, dot segments removed) and 6.2.3 (empty path is "/",
+// default or empty port dropped), so spellings of one key set URL are one
+// identifier (one cache entry, one Result.Directory). The URL fetched stays
+// the member value as sent.
+func TestResolve_IdentifierNormalised(t *testing.T) {
+	for _, tc := range []struct {
+		agent, id, fetch string
+		wellKnown        bool
+	}{
+		{"https://a.test/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
+		{"https://A.test:443/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
+		{"https://a.test:/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
+		{"https://a.test/%7ebot/jwks.json", "https://a.test/~bot/jwks.json", "https://a.test/%7ebot/jwks.json", false},
+		{"https://a.test/%7Ebot/jwks.json", "https://a.test/~bot/jwks.json", "https://a.test/%7Ebot/jwks.json", false},
+		{"https://a.test/%6Awks.json", "https://a.test/jwks.json", "https://a.test/%6Awks.json", false},
+		{"https://a.test/a%2fb", "https://a.test/a%2Fb", "https://a.test/a%2fb", false}, // reserved: kept encoded, hex upper-cased
+		{"https://a.test/x/../jwks.json", "https://a.test/jwks.json", "https://a.test/x/../jwks.json", false},
+		{"https://a.test/./x/./jwks.json", "https://a.test/x/jwks.json", "https://a.test/./x/./jwks.json", false},
+		{"https://a.test/../jwks.json", "https://a.test/jwks.json", "https://a.test/../jwks.json", false},
+		{"https://a.test/jwks.json?v=2", "https://a.test/jwks.json", "https://a.test/jwks.json?v=2", false},
+		{"https://a.test", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
+		{"https://a.test/", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
+		{"https://a.test/x/..", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true}, // normalises to a bare origin
+		{"https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
+		{"https://a.test/.well-known/x/.." + DirectoryPath[len("/.well-known"):], "https://a.test" + DirectoryPath,
+			"https://a.test/.well-known/x/.." + DirectoryPath[len("/.well-known"):], true},
+		{"https://a.test/.well-known/http-message-signatures-%64irectory", "https://a.test" + DirectoryPath,
+			"https://a.test/.well-known/http-message-signatures-%64irectory", true},
+	} {
+		loc, err := (&Verifier{}).resolve(tc.agent)
+		if err != nil {
+			t.Errorf("resolve(%q): %v", tc.agent, err)
+			continue
+		}
+		if loc.id != tc.id || loc.fetch != tc.fetch || loc.wellKnown != tc.wellKnown {
+			t.Errorf("resolve(%q) = id %q fetch %q well-known %v, want id %q fetch %q well-known %v",
+				tc.agent, loc.id, loc.fetch, loc.wellKnown, tc.id, tc.fetch, tc.wellKnown)
+		}
+	}
+}
