@@ -58,21 +58,24 @@ func (v *Verifier) resolve(agent string) (*keyLocation, error) {
 	}
 	// The identifier is normalised as RFC 3986 sections 6.2.2 and 6.2.3
 	// say (draft-ietf-webbotauth-httpsig-protocol, Key Distribution and
-	// Discovery), so that spellings of one URL are one identifier; the URL
-	// fetched keeps the path as sent.
+	// Discovery), so that spellings of one URL are one identifier. The URL
+	// fetched is the normalised one too: the keys cached under an
+	// identifier are the ones its own path serves (a spelling such as
+	// /files/%2E%2E/.well-known/... that a server routes elsewhere cannot
+	// fill the well-known directory's entry).
 	host := normaliseAuthority(strings.TrimSuffix(u.Host, ":"), "https") // an empty port is no port
-	sent := u.EscapedPath()
-	if sent == "" {
-		sent = "/" // https://h?q is https://h/?q (RFC 3986 §6.2.3)
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/" // https://h?q is https://h/?q (RFC 3986 §6.2.3)
 	}
-	path := normalisePath(sent)
+	path = normalisePath(path)
 	if path == "/" && u.RawQuery == "" {
 		// A bare origin (every deployed agent sends one): its well-known
 		// directory. With a query it is a URL, fetched as given.
-		path, sent = DirectoryPath, DirectoryPath
+		path = DirectoryPath
 	}
 	id := "https://" + host + path
-	fetch := "https://" + host + sent
+	fetch := id
 	if u.RawQuery != "" {
 		fetch += "?" + u.RawQuery
 	}

@@ -162,41 +162,49 @@ func TestNormaliseAuthority(t *testing.T) {
 // sections 6.2.2 (case of percent-encodings, percent-encoded unreserved
 // characters decoded, dot segments removed) and 6.2.3 (empty path is "/",
 // default or empty port dropped), so spellings of one key set URL are one
-// identifier (one cache entry, one Result.Directory). The URL fetched stays
-// the member value as sent.
+// identifier (one cache entry, one Result.Directory), and the URL fetched
+// is that identifier (with the query): the keys cached under it are the
+// ones its own path serves, not those of a spelling a server routes
+// elsewhere.
 func TestResolve_IdentifierNormalised(t *testing.T) {
+	const wk = "https://a.test" + DirectoryPath
 	for _, tc := range []struct {
-		agent, id, fetch string
+		agent, id, query string
 		wellKnown        bool
 	}{
-		{"https://a.test/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
-		{"https://A.test:443/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
-		{"https://a.test:/jwks.json", "https://a.test/jwks.json", "https://a.test/jwks.json", false},
-		{"https://a.test/%7ebot/jwks.json", "https://a.test/~bot/jwks.json", "https://a.test/%7ebot/jwks.json", false},
-		{"https://a.test/%7Ebot/jwks.json", "https://a.test/~bot/jwks.json", "https://a.test/%7Ebot/jwks.json", false},
-		{"https://a.test/%6Awks.json", "https://a.test/jwks.json", "https://a.test/%6Awks.json", false},
-		{"https://a.test/a%2fb", "https://a.test/a%2Fb", "https://a.test/a%2fb", false}, // reserved: kept encoded, hex upper-cased
-		{"https://a.test/x/../jwks.json", "https://a.test/jwks.json", "https://a.test/x/../jwks.json", false},
-		{"https://a.test/./x/./jwks.json", "https://a.test/x/jwks.json", "https://a.test/./x/./jwks.json", false},
-		{"https://a.test/../jwks.json", "https://a.test/jwks.json", "https://a.test/../jwks.json", false},
-		{"https://a.test/jwks.json?v=2", "https://a.test/jwks.json", "https://a.test/jwks.json?v=2", false},
-		{"https://a.test", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
-		{"https://a.test/", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
-		{"https://a.test/x/..", "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true}, // normalises to a bare origin
-		{"https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, "https://a.test" + DirectoryPath, true},
-		{"https://a.test/.well-known/x/.." + DirectoryPath[len("/.well-known"):], "https://a.test" + DirectoryPath,
-			"https://a.test/.well-known/x/.." + DirectoryPath[len("/.well-known"):], true},
-		{"https://a.test/.well-known/http-message-signatures-%64irectory", "https://a.test" + DirectoryPath,
-			"https://a.test/.well-known/http-message-signatures-%64irectory", true},
+		{"https://a.test/jwks.json", "https://a.test/jwks.json", "", false},
+		{"https://A.test:443/jwks.json", "https://a.test/jwks.json", "", false},
+		{"https://a.test:/jwks.json", "https://a.test/jwks.json", "", false},
+		{"https://a.test/%7ebot/jwks.json", "https://a.test/~bot/jwks.json", "", false},
+		{"https://a.test/%7Ebot/jwks.json", "https://a.test/~bot/jwks.json", "", false},
+		{"https://a.test/%6Awks.json", "https://a.test/jwks.json", "", false},
+		{"https://a.test/a%2fb", "https://a.test/a%2Fb", "", false}, // reserved: kept encoded, hex upper-cased
+		{"https://a.test/a%2E%2E/b", "https://a.test/a../b", "", false},
+		{"https://a.test/x/../jwks.json", "https://a.test/jwks.json", "", false},
+		{"https://a.test/./x/./jwks.json", "https://a.test/x/jwks.json", "", false},
+		{"https://a.test/../jwks.json", "https://a.test/jwks.json", "", false},
+		{"https://a.test/x/%2E%2E/jwks.json", "https://a.test/jwks.json", "", false}, // an encoded dot is a dot
+		{"https://a.test/jwks.json?v=2", "https://a.test/jwks.json", "?v=2", false},
+		{"https://a.test/x/../jwks.json?v=%7e", "https://a.test/jwks.json", "?v=%7e", false},
+		{"https://a.test", wk, "", true},
+		{"https://a.test/", wk, "", true},
+		{"https://a.test/x/..", wk, "", true}, // normalises to a bare origin
+		{"https://a.test/?q", "https://a.test/", "?q", false},
+		{wk, wk, "", true},
+		{"https://a.test/.well-known/x/.." + DirectoryPath[len("/.well-known"):], wk, "", true},
+		{"https://a.test/files/%2E%2E" + DirectoryPath, wk, "", true}, // fetched as the well-known path, never as sent
+		{"https://a.test/.well-known/http-message-signatures-%64irectory", wk, "", true},
+		{"https://a.test/files%2F..%2F.well-known%2Fhttp-message-signatures-directory",
+			"https://a.test/files%2F..%2F.well-known%2Fhttp-message-signatures-directory", "", false}, // encoded slashes: one segment
 	} {
 		loc, err := (&Verifier{}).resolve(tc.agent)
 		if err != nil {
 			t.Errorf("resolve(%q): %v", tc.agent, err)
 			continue
 		}
-		if loc.id != tc.id || loc.fetch != tc.fetch || loc.wellKnown != tc.wellKnown {
+		if fetch := tc.id + tc.query; loc.id != tc.id || loc.fetch != fetch || loc.wellKnown != tc.wellKnown {
 			t.Errorf("resolve(%q) = id %q fetch %q well-known %v, want id %q fetch %q well-known %v",
-				tc.agent, loc.id, loc.fetch, loc.wellKnown, tc.id, tc.fetch, tc.wellKnown)
+				tc.agent, loc.id, loc.fetch, loc.wellKnown, tc.id, fetch, tc.wellKnown)
 		}
 	}
 }
