@@ -130,8 +130,10 @@
 //     than any with one. Matching rules of the same length, identical paths
 //     included, combine most restrictively (draft-ietf-aipref-vocab §5.1); so
 //     do the merged groups of one name and the names of an agent. The value is
-//     in the AIPREF format of [ParseUsage]; one that is not a Dictionary is
-//     ignored.
+//     in the AIPREF format of [ParseUsage]; a rule whose value is empty or
+//     not a Dictionary still stands, chosen by its path, with every purpose
+//     Unknown (draft-ietf-aipref-vocab: "If the parsing of the Dictionary
+//     fails, preferences are unknown").
 //   - Content-Signal lines (Cloudflare's Content Signals Policy, also spelled
 //     Content-Signals), "search=yes, ai-input=yes, ai-train=no": in a group
 //     they apply to the group's every path; before the first user-agent line

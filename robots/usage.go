@@ -414,25 +414,19 @@ func (r *Robots) groupsUsage(gs []int32, t *subject) Usage {
 // (draft-ietf-aipref-attach §3.2): an optional path pattern, which starts
 // with "/" and ends at the first space or tab, then a preference in the
 // format of [ParseUsage]. A rule without a path has the empty pattern, which
-// matches every path. A line without a preference, or whose preference is
-// not a Dictionary, is ignored.
+// matches every path. A rule whose preference is empty or not a Dictionary
+// is still a rule, of preferences unknown (draft-ietf-aipref-vocab: "If the
+// parsing of the Dictionary fails, preferences are unknown"): it is chosen
+// by its path as any other, so a shorter rule does not speak for its paths.
 func (p *parser) addUsage(value string) {
 	path, pref := "", value
 	if strings.HasPrefix(value, "/") {
-		i := strings.IndexAny(value, " \t")
-		if i < 0 {
-			return
+		path, pref = value, ""
+		if i := strings.IndexAny(value, " \t"); i >= 0 {
+			path, pref = value[:i], value[i+1:]
 		}
-		path, pref = value[:i], value[i+1:]
 	}
-	pref = strings.TrimSpace(pref)
-	if pref == "" {
-		return
-	}
-	u, ok := parseUsageFields([]string{pref})
-	if !ok {
-		return
-	}
+	u, _ := parseUsageFields([]string{strings.TrimSpace(pref)})
 	p.upd.add(unmangle(path), false)
 	p.uses = append(p.uses, u)
 }

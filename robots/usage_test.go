@@ -208,10 +208,20 @@ func TestRobotsUsage(t *testing.T) {
 		// The value ends at "#".
 		{"comment", "User-agent: *\nContent-Usage: / train-ai=n # search=n\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
 		{"unknown labels ignored", "User-agent: *\nContent-Usage: / train-ai=n, future=n;x=1\n", robots.Agent{}, "/", usage(robots.TrainAI, n)},
-		{"not a dictionary is ignored", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p Train-AI=y\n",
+		// vocab §6.5.1: "If the parsing of the Dictionary fails, preferences
+		// are unknown": the rule stands, chosen by its path, and says nothing.
+		{"not a dictionary is unknown", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p Train-AI=y\n",
+			robots.Agent{}, "/p", robots.Usage{}},
+		{"not a dictionary is unknown only for its path", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p Train-AI=y\n",
+			robots.Agent{}, "/q", usage(robots.TrainAI, n)},
+		{"path without preference is unknown", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p\n",
+			robots.Agent{}, "/p", robots.Usage{}},
+		{"empty preference is unknown", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p \n",
+			robots.Agent{}, "/p/x", robots.Usage{}},
+		{"unknown beside a rule of its length", "User-agent: *\nContent-Usage: /p train-ai=n\nContent-Usage: /p train-ai=maybe\n",
 			robots.Agent{}, "/p", usage(robots.TrainAI, n)},
-		{"path without preference ignored", "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /p\n",
-			robots.Agent{}, "/p", usage(robots.TrainAI, n)},
+		{"empty rule without a path", "User-agent: *\nContent-Usage:\nContent-Usage: train-ai=n\n",
+			robots.Agent{}, "/", usage(robots.TrainAI, n)},
 		{"outside any group ignored", "Content-Usage: / train-ai=n\nUser-agent: *\nAllow: /\n", robots.Agent{}, "/", robots.Usage{}},
 		// Only crawlable paths have preferences.
 		{"disallowed is n/a", "User-agent: *\nDisallow: /p\nContent-Usage: / train-ai=y\n", robots.Agent{}, "/p", na},
