@@ -104,33 +104,23 @@ func normalisePath(p string) string {
 	return removeDotSegments(string(b))
 }
 
-// removeDotSegments is the algorithm of RFC 3986 section 5.2.4.
+// removeDotSegments is the algorithm of RFC 3986 section 5.2.4 for a path
+// that starts with "/" (a URL's path always does here).
 func removeDotSegments(in string) string {
 	var out []string // output segments, each with its leading "/"
 	for in != "" {
 		switch {
-		case strings.HasPrefix(in, "../"):
-			in = in[3:]
-		case strings.HasPrefix(in, "./"):
-			in = in[2:]
 		case strings.HasPrefix(in, "/./"):
 			in = in[2:]
 		case in == "/.":
 			in = "/"
-		case strings.HasPrefix(in, "/../"):
-			in = in[3:]
+		case strings.HasPrefix(in, "/../"), in == "/..":
+			in = "/" + in[min(len(in), 4):]
 			if len(out) > 0 {
 				out = out[:len(out)-1]
 			}
-		case in == "/..":
-			in = "/"
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		case in == "." || in == "..":
-			in = ""
 		default:
-			n := strings.IndexByte(in[1:], '/') + 1 // the first segment, with its leading "/" if any
+			n := strings.IndexByte(in[1:], '/') + 1 // the first segment, with its leading "/"
 			if n == 0 {
 				n = len(in)
 			}

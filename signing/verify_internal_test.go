@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"testing"
 	"time"
@@ -183,7 +184,11 @@ func TestResolve_IdentifierNormalised(t *testing.T) {
 		{"https://a.test/x/../jwks.json", "https://a.test/jwks.json", "", false},
 		{"https://a.test/./x/./jwks.json", "https://a.test/x/jwks.json", "", false},
 		{"https://a.test/../jwks.json", "https://a.test/jwks.json", "", false},
-		{"https://a.test/x/%2E%2E/jwks.json", "https://a.test/jwks.json", "", false}, // an encoded dot is a dot
+		{"https://a.test/a/b/../../c/./d/.", "https://a.test/c/d/", "", false},
+		{"https://a.test/a/b/..", "https://a.test/a/", "", false},
+		{"https://a.test/a/.../b/..x/.y", "https://a.test/a/.../b/..x/.y", "", false}, // not dot segments
+		{"https://a.test/a//b/../c", "https://a.test/a//c", "", false},                // an empty segment is a segment
+		{"https://a.test/x/%2E%2E/jwks.json", "https://a.test/jwks.json", "", false},  // an encoded dot is a dot
 		{"https://a.test/jwks.json?v=2", "https://a.test/jwks.json", "?v=2", false},
 		{"https://a.test/x/../jwks.json?v=%7e", "https://a.test/jwks.json", "?v=%7e", false},
 		{"https://a.test", wk, "", true},
@@ -207,4 +212,28 @@ func TestResolve_IdentifierNormalised(t *testing.T) {
 				tc.agent, loc.id, loc.fetch, loc.wellKnown, tc.id, fetch, tc.wellKnown)
 		}
 	}
+}
+
+// FuzzNormalisePath: the normalisation of a URL's path (as resolve gets
+// it: url.Parse's escaped path) is a fixed point (a normalised identifier
+// normalises to itself, so every spelling of one URL meets at one
+// identifier), keeps the path rooted, and never panics.
+func FuzzNormalisePath(f *testing.F) {
+	for _, p := range []string{"/", "/a/../b", "/%7e/%2f/%2E%2E/x", "/./.././", "/a%41", "/%2%44", "//..//", "/%2E%2E%2F", "/é/ü%20"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		u, err := url.Parse("https://h/" + p)
+		if err != nil {
+			return // resolve never sees it
+		}
+		p = u.EscapedPath()
+		n := normalisePath(p)
+		if n == "" || n[0] != '/' {
+			t.Fatalf("normalisePath(%q) = %q: not rooted", p, n)
+		}
+		if again := normalisePath(n); again != n {
+			t.Fatalf("normalisePath(%q) = %q, and again %q", p, n, again)
+		}
+	})
 }
