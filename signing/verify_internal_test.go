@@ -179,7 +179,9 @@ func TestResolve_IdentifierNormalised(t *testing.T) {
 		{"https://a.test/%7ebot/jwks.json", "https://a.test/~bot/jwks.json", "", false},
 		{"https://a.test/%7Ebot/jwks.json", "https://a.test/~bot/jwks.json", "", false},
 		{"https://a.test/%6Awks.json", "https://a.test/jwks.json", "", false},
-		{"https://a.test/a%2fb", "https://a.test/a%2Fb", "", false}, // reserved: kept encoded, hex upper-cased
+		{"https://a.test/x%7E", "https://a.test/x~", "", false},         // the last three bytes
+		{"https://a.test/x%c3%a9", "https://a.test/x%C3%A9", "", false}, // not unreserved: kept, hex upper-cased
+		{"https://a.test/a%2fb", "https://a.test/a%2Fb", "", false},     // reserved: kept encoded, hex upper-cased
 		{"https://a.test/a%2E%2E/b", "https://a.test/a../b", "", false},
 		{"https://a.test/x/../jwks.json", "https://a.test/jwks.json", "", false},
 		{"https://a.test/./x/./jwks.json", "https://a.test/x/jwks.json", "", false},
