@@ -49,9 +49,11 @@
 // [Verifier] checks incoming requests ([Verifier.Verify], or
 // [Verifier.Middleware], which annotates by default and can enforce): it
 // reads all three Signature-Agent forms, resolves the member the signature
-// covers (an https URL of a JWKS, fetched as given; a bare origin means its
-// well-known directory, the one place where keys bind to a domain and must
-// have signed the directory response), caches key sets per URL, and rejects
+// covers (an https URL of a JWKS; a bare origin means its well-known
+// directory, the one place where keys bind to a domain and must have signed
+// the directory response), caches key sets per URL — URLs normalised as RFC
+// 3986 section 6 says, so every spelling of one URL is one identifier,
+// fetched as normalised — and rejects
 // missing or wrong parameters, stale or future signatures, uncovered
 // components, tampered fields and, with a [NonceCache], replays. Its
 // fetches are guarded against server-side request forgery: no redirects,
