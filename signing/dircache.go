@@ -19,8 +19,8 @@ import (
 
 // keyLocation is where a Signature-Agent member's keys are fetched from.
 type keyLocation struct {
-	fetch     string // the URL fetched, as given (query kept)
-	id        string // the identifier: fetch without query or fragment, normalised
+	fetch     string // the URL fetched: id and the query as sent
+	id        string // the identifier: the URL normalised, without query or fragment
 	host      string // its normalised authority
 	wellKnown bool   // fetch is the well-known directory path: keys bind to host
 }
@@ -71,7 +71,7 @@ func (v *Verifier) resolve(agent string) (*keyLocation, error) {
 	path = normalisePath(path)
 	if path == "/" && u.RawQuery == "" {
 		// A bare origin (every deployed agent sends one): its well-known
-		// directory. With a query it is a URL, fetched as given.
+		// directory. With a query it is a URL, fetched as it is.
 		path = DirectoryPath
 	}
 	id := "https://" + host + path

@@ -82,8 +82,9 @@ const (
 //
 // With Keys set it verifies against that fixed set and never fetches. With
 // Keys nil it resolves the Signature-Agent member the signature covers: an
-// https URL of a JSON Web Key Set, fetched as given; a bare origin (no
-// path or "/", and no query) means its
+// https URL of a JSON Web Key Set, fetched with its path normalised as RFC
+// 3986 section 6 says (one URL, however spelt, is one key set); a bare
+// origin (no path or "/", and no query) means its
 // /.well-known/http-message-signatures-directory. Only a key set
 // fetched from that well-known path binds the key to the host; there each
 // key is used only if it signed the directory response for that host
