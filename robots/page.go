@@ -144,10 +144,14 @@ func PageRulesFromHeader(h http.Header, a Agent) PageRules {
 	return r
 }
 
-// capField cuts v at MaxPageRulesField and drops the member the cut falls in.
+// capField cuts v at MaxPageRulesField and drops the member the cut falls
+// in; a member that ends at the cut (a comma follows it) is whole and kept.
 func capField(v string) string {
 	if len(v) <= MaxPageRulesField {
 		return v
+	}
+	if v[MaxPageRulesField] == ',' {
+		return v[:MaxPageRulesField]
 	}
 	v = v[:MaxPageRulesField]
 	if i := strings.LastIndexByte(v, ','); i >= 0 {
