@@ -63,27 +63,6 @@ func TestBothy_IgnoresWithdrawnAIUseLabel(t *testing.T) {
 func TestBothy_RefusesSiteRefusedForAIInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish("User-agent: BothyBot\nAllow: /\nContent-Signal: ai-input=no\n")
-		other := w.Host("other.test")
-		other.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
-		other.Handle("/", fetchtest.HTML(`<p>Other parish</p>`))
-		out := bottest.Run(t, bothy.Run, w, 3, crawlArgs(t, "", "-out", t.TempDir(), "http://parish.test/", "http://other.test/")...)
-
-		if n := w.Count("parish.test", "/robots.txt"); n != 1 {
-			t.Fatalf("parish.test's robots.txt requested %d times: the crawl did not run", n)
-		}
-		if n := w.Count("other.test", "/"); n != 1 {
-			t.Fatalf("other.test/ requested %d times, want 1 (nothing refuses it)", n)
-		}
-		for _, p := range []string{"/", "/sitemap.xml", "/mass"} {
-			if n := w.Count("parish.test", p); n != 0 {
-				t.Errorf("parish.test%s requested %d times: robots.txt refuses the site for AI input", p, n)
-			}
-		}
-		if r, _ := out.Result("http://parish.test/"); r.Outcome != "usage_refused" || !strings.Contains(r.Reason, "refuses ai-input") {
-			t.Errorf("parish.test/: %+v, want usage_refused for ai-input", r)
-		}
-		if r, _ := out.Result("http://other.test/"); r.Outcome != "ok" {
-			t.Errorf("other.test/: %+v, want ok", r)
-		}
+		bottest.CheckSiteRefused(t, bothy.Run, w, 3, "parish.test", "ai-input", crawlArgs(t, "", "-out", t.TempDir())...)
 	})
 }

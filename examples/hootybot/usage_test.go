@@ -59,26 +59,6 @@ func TestHooty_IgnoresWithdrawnAIUseLabel(t *testing.T) {
 func TestHooty_RefusesSiteRefusedForAIInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := docs("User-agent: HootyBot\nAllow: /\nContent-Signal: search=yes, ai-input=no\n")
-		other := w.Host("other.test")
-		other.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
-		other.Handle("/", fetchtest.HTML(`<p>Other site</p>`))
-		outDir := t.TempDir()
-		out := bottest.Run(t, hooty.Run, w, 0, args(t, "-out", outDir, "http://docs.test/", "http://other.test/")...)
-
-		if n := w.Count("docs.test", "/robots.txt"); n != 1 {
-			t.Fatalf("docs.test's robots.txt requested %d times: the crawl did not run", n)
-		}
-		if n := w.Count("other.test", "/"); n != 1 {
-			t.Fatalf("other.test/ requested %d times, want 1 (nothing refuses it)", n)
-		}
-		if n := w.Count("docs.test", "/"); n != 0 {
-			t.Errorf("docs.test/ requested %d times: robots.txt refuses the site for AI input", n)
-		}
-		if r, _ := out.Result("http://docs.test/"); r.Outcome != "usage_refused" || !strings.Contains(r.Reason, "ai-input") {
-			t.Errorf("docs.test/: %+v, want usage_refused for ai-input", r)
-		}
-		if r, _ := out.Result("http://other.test/"); r.Outcome != "ok" {
-			t.Errorf("other.test/: %+v, want ok", r)
-		}
+		bottest.CheckSiteRefused(t, hooty.Run, w, 0, "docs.test", "ai-input", args(t, "-out", t.TempDir())...)
 	})
 }

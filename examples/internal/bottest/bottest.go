@@ -212,3 +212,33 @@ func CheckJSONFields(t testing.TB, out *Output, url string, want map[string]any)
 	}
 	t.Errorf("-json: no line with \"url\": %q in\n%s", url, out.Stdout)
 }
+
+// CheckSiteRefused runs a bot whose purpose site's robots.txt refuses
+// (w serves site; purpose is the name its refusal reason gives) beside
+// open.test, a site that says nothing: args are followed by the two home
+// pages. The refused site gets its robots.txt request and no other, its
+// home page is reported usage_refused, and open.test's home page is
+// fetched (the crawl ran). The run must exit want.
+func CheckSiteRefused(t *testing.T, run RunFunc, w *fetchtest.Web, want int, site, purpose string, args ...string) {
+	t.Helper()
+	open := w.Host("open.test")
+	open.Handle("/robots.txt", fetchtest.Robots("User-agent: *\nAllow: /\n"))
+	open.Handle("/", fetchtest.HTML(`<p>A site that says nothing</p>`))
+	out := Run(t, run, w, want, append(args, "http://"+site+"/", "http://open.test/")...)
+
+	if n := w.Count("open.test", "/"); n != 1 {
+		t.Fatalf("open.test/ requested %d times, want 1: the crawl did not run", n)
+	}
+	if n := w.Count(site, "/robots.txt"); n != 1 {
+		t.Errorf("%s's robots.txt requested %d times, want 1", site, n)
+	}
+	if n := w.Count(site, ""); n != 1 {
+		t.Errorf("%s got %d requests, want only its robots.txt: it refuses the site for %s", site, n, purpose)
+	}
+	if r, _ := out.Result("http://" + site + "/"); r.Outcome != "usage_refused" || !strings.Contains(r.Reason, "refuses "+purpose) {
+		t.Errorf("%s/: %+v, want usage_refused for %s", site, r, purpose)
+	}
+	if r, _ := out.Result("http://open.test/"); r.Outcome != "ok" {
+		t.Errorf("open.test/: %+v, want ok", r)
+	}
+}
