@@ -70,6 +70,13 @@ func TestAllowed_EscapesAnyHexDigit(t *testing.T) {
 		{"/%FA", "/%fa", true},
 		{"/%2A", "/%2B", false},
 		{"/page9", "/page%38", false},
+		// Octets that may not appear raw in a URI are escaped in the target,
+		// so the rule's escape matches them: DEL (a CTL, like 0x00-0x1F)
+		// and each of the excluded graphic characters.
+		{"/a%7Fb", "/a\x7fb", true},
+		{"/%22%3C%3E%5C%5E%60%7B%7C%7D", "/\"<>\\^`{|}", true},
+		{"/a%7C", "/a|", true},
+		{"/a%60", "/a`", true},
 	}
 	for _, c := range cases {
 		body := "User-agent: *\nDisallow: " + c.rule + "\n"
@@ -298,6 +305,24 @@ func TestPageRules_AgentTokenWithVersion(t *testing.T) {
 	}
 }
 
+// The zero Agent has no name, so an empty name addresses nobody: not a
+// meta element without a name, nor an empty "name:" or an empty string
+// member.
+func TestPageRules_EmptyNameAddressesNobody(t *testing.T) {
+	for _, a := range []Agent{{}, {Token: " ", Former: []string{""}}} {
+		for _, page := range []string{`<head><meta content="noindex">`, `<head><meta name="" content="noindex">`, `<head><meta name=" " content="noindex">`} {
+			if got := PageRulesFromHTML([]byte(page), a); !got.IsZero() {
+				t.Errorf("%+v: %s = %+v, want nothing", a, page, got)
+			}
+		}
+		for _, h := range []http.Header{{"X-Robots-Tag": {": noindex"}}, {"X-Robots-Tag": {" : noindex"}}, {"Robots-Tag": {`"";noindex`}}} {
+			if got := PageRulesFromHeader(h, a); !got.IsZero() {
+				t.Errorf("%+v: %v = %+v, want nothing", a, h, got)
+			}
+		}
+	}
+}
+
 // An X-Robots-Tag value whose first colon belongs to a rule after other
 // rules ("noindex, unavailable_after: DATE", "nosnippet, max-snippet: 20")
 // addresses every bot: the text before the colon is a list, not a name.
@@ -337,6 +362,15 @@ func TestPageRules_CutMemberIsDropped(t *testing.T) {
 	}
 	if got := PageRulesFromHeader(http.Header{"X-Robots-Tag": {"noindex, " + v}}, a); got != (PageRules{NoIndex: true}) {
 		t.Errorf("rule before the cut: %+v, want noindex", got)
+	}
+	// A value that is one member longer than the limit has no whole member
+	// left: nothing, not the cut start of it.
+	one := strings.Repeat(" ", 8<<10-len("noindex")) + "noindexing"
+	if got := PageRulesFromHeader(http.Header{"X-Robots-Tag": {one}}, a); !got.IsZero() {
+		t.Errorf("one member cut in \"noindexing\" = %+v, want nothing", got)
+	}
+	if got := PageRulesFromHTML([]byte(`<head><meta name="robots" content="`+one+`">`), a); !got.IsZero() {
+		t.Errorf("meta content of one member cut in \"noindexing\" = %+v, want nothing", got)
 	}
 }
 

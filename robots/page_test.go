@@ -40,9 +40,13 @@ func TestPageRulesFromHeader(t *testing.T) {
 		{"robots-tag draft example", http.Header{"Robots-Tag": {"*;noindex;nosnippet, ExampleBot;"}},
 			robots.PageRules{NoIndex: true, NoSnippet: true}},
 		{"robots-tag own token", http.Header{"Robots-Tag": {"bothybot;noai, otherbot;noindex"}}, robots.PageRules{NoAI: true}},
+		{"robots-tag name as a string", http.Header{"Robots-Tag": {`"bothybot";noai, "otherbot";noindex`}}, robots.PageRules{NoAI: true}},
 		{"robots-tag repeated member merges", http.Header{"Robots-Tag": {"*;noindex, *;nofollow"}}, robots.PageRules{NoIndex: true, NoFollow: true}},
 		{"robots-tag malformed ignored", http.Header{"Robots-Tag": {"*;noindex;;"}}, robots.PageRules{}},
 		{"robots-tag false param ignored", http.Header{"Robots-Tag": {"*;noindex=?0"}}, robots.PageRules{}},
+		{"robots-tag non-boolean params ignored", http.Header{"Robots-Tag": {`*;noindex=1;nofollow="yes";noai=yes`}}, robots.PageRules{}},
+		{"unavailable_after in any case", http.Header{"X-Robots-Tag": {"Unavailable_After: 2010-06-25T15:00:00Z"}},
+			robots.PageRules{UnavailableAfter: date}},
 		{"structured x-robots-tag", http.Header{"X-Robots-Tag": {"*;nofollow"}}, robots.PageRules{NoFollow: true}},
 		{"both fields combine", http.Header{"Robots-Tag": {"*;noindex"}, "X-Robots-Tag": {"nofollow"}},
 			robots.PageRules{NoIndex: true, NoFollow: true}},
@@ -134,6 +138,12 @@ func TestPageRules_String(t *testing.T) {
 	}
 	if got := (robots.PageRules{}).String(); got != "" {
 		t.Errorf("zero String = %q", got)
+	}
+	// The instant is written in UTC, whatever zone it was read in.
+	cest := time.FixedZone("CEST", 2*60*60)
+	r = robots.PageRules{NoAI: true, UnavailableAfter: time.Date(2010, 6, 25, 17, 0, 0, 0, cest)}
+	if got, want := r.String(), "noai, unavailable_after: 2010-06-25T15:00:00Z"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
 	}
 }
 

@@ -255,7 +255,8 @@ func TestCache_NegativeMaxEntriesKeepsAll(t *testing.T) {
 // and "\tExampleBot " are ExampleBot.
 func TestAllowed_TokenWhiteSpaceIgnored(t *testing.T) {
 	r := Parse([]byte("User-agent: ExampleBot\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n"))
-	for _, token := range []string{"ExampleBot", " ExampleBot/1.0", "\tExampleBot "} {
+	// Every white space before the token goes, not only the first.
+	for _, token := range []string{"ExampleBot", " ExampleBot/1.0", "\tExampleBot ", "  ExampleBot", " \t\u00a0ExampleBot"} {
 		a := Agent{Token: token}
 		if !r.Allowed(a, "/public") || r.Allowed(a, "/private") {
 			t.Errorf("%q: /public %v, /private %v: want ExampleBot's group", token, r.Allowed(a, "/public"), r.Allowed(a, "/private"))

@@ -288,6 +288,43 @@ func TestSitemaps(t *testing.T) {
 	}
 }
 
+// Each form of the DisallowedError message: the rule is quoted only when
+// there is one, and an unreachable file names its error when known.
+func TestDisallowedError_Error(t *testing.T) {
+	cases := []struct {
+		e    DisallowedError
+		want string
+	}{
+		{DisallowedError{URL: "https://h/p", Agent: "a", Rule: "Disallow: /p"}, `robots: https://h/p disallowed for a by "Disallow: /p"`},
+		{DisallowedError{URL: "https://h/p", Agent: "a"}, "robots: https://h/p disallowed for a"},
+		{DisallowedError{URL: "https://h/p", Agent: "a", Unreachable: true}, "robots: https://h/p: robots.txt unreachable, site closed"},
+		{DisallowedError{URL: "https://h/p", Agent: "a", Unreachable: true, Err: ErrBadURL},
+			"robots: https://h/p: robots.txt unreachable, site closed: " + ErrBadURL.Error()},
+	}
+	for _, c := range cases {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("Error() = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// Names is sorted and lower-cased whatever the file order, with "*" and a
+// name repeated in several groups listed once. Twelve names written in
+// reverse order leave no chance for a map's order to pass for sorted.
+func TestNames_SortedOnce(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for c := 'l'; c >= 'a'; c-- {
+		fmt.Fprintf(&b, "User-agent: %cBot\nUser-agent: *\nDisallow: /%c\n\n", c-'a'+'A', c)
+		want = append([]string{string(c) + "bot"}, want...)
+	}
+	b.WriteString("User-agent: ABot\nDisallow: /again\n")
+	got := Parse([]byte(b.String())).Names()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+}
+
 // C2: fetch outcomes. D8: 404 opens the site, errors close it.
 func TestFromResponse_C2(t *testing.T) {
 	body := []byte("User-agent: *\nDisallow: /x\n")
@@ -305,6 +342,7 @@ func TestFromResponse_C2(t *testing.T) {
 		{403, nil, true, true, false},
 		{404, nil, true, true, false},
 		{410, nil, true, true, false},
+		{499, nil, true, true, false}, // the last 4xx
 		{429, nil, false, false, true},
 		{500, nil, false, false, true},
 		{503, nil, false, false, true},

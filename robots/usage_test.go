@@ -31,6 +31,7 @@ func TestParseUsage(t *testing.T) {
 		{"search=y, ai-use=y", usage(robots.Search, robots.Allowed)},
 		// §6.5.1: the last value of a key applies; a Boolean or a String is not a Token.
 		{`train-ai=y, train-ai, search=n, search="n"`, robots.Usage{}},
+		{`search="y", train-ai=?1`, robots.Usage{}},
 		// §6.5.2: only the selected value's parameters count, and they are ignored.
 		{"train-ai;allow=n, train-ai=y", usage(robots.TrainAI, robots.Allowed)},
 		{`train-ai;has;parameters="?";`, robots.Usage{}},
@@ -48,6 +49,21 @@ func TestParseUsage(t *testing.T) {
 	}
 }
 
+// ParsePurpose reads exactly what String writes: the names are
+// case-sensitive, as the AIPREF labels are.
+func TestParsePurpose(t *testing.T) {
+	for _, p := range robots.Purposes() {
+		if got, ok := robots.ParsePurpose(p.String()); !ok || got != p {
+			t.Errorf("ParsePurpose(%q) = %v, %v", p.String(), got, ok)
+		}
+	}
+	for _, s := range []string{"Search", "TRAIN-AI", "ai-train", "train_ai", "", "purpose(3)"} {
+		if got, ok := robots.ParsePurpose(s); ok {
+			t.Errorf("ParsePurpose(%q) = %v, want false", s, got)
+		}
+	}
+}
+
 func TestParseContentSignal(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -58,7 +74,8 @@ func TestParseContentSignal(t *testing.T) {
 		{"ai-train=no", usage(robots.TrainAI, robots.Disallowed)}, // absent keys neither grant nor restrict
 		{"Search=YES", usage(robots.Search, robots.Allowed)},
 		{"search=perhaps, ai-input", robots.Usage{}},
-		{"train-ai=no", robots.Usage{}}, // the AIPREF label is not a Content Signals key
+		{"ai-input, ai-train=no", usage(robots.TrainAI, robots.Disallowed)}, // a pair without "=" is skipped, not the end
+		{"train-ai=no", robots.Usage{}},                                     // the AIPREF label is not a Content Signals key
 	}
 	for _, tc := range tests {
 		if got := robots.ParseContentSignal(tc.in); got != tc.want {
@@ -108,6 +125,10 @@ func TestUsage_CombineMostRestrictive(t *testing.T) {
 	}
 	if got := want.String(); got != "search=y, ai-input=y, train-ai=n" {
 		t.Errorf("String = %q", got)
+	}
+	na := usage(robots.Search, robots.NotApplicable, robots.TrainAI, robots.Disallowed)
+	if got := na.String(); got != "search=n/a, train-ai=n" {
+		t.Errorf("String = %q, want %q", got, "search=n/a, train-ai=n")
 	}
 }
 
@@ -257,6 +278,21 @@ func TestRobotsUsage(t *testing.T) {
 			robots.Agent{Token: "me"}, "/x", usage(robots.TrainAI, n)},
 		{"signal and usage combine", "User-Agent: *\nContent-Signal: search=yes, ai-train=yes\nContent-Usage: / train-ai=n\n",
 			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		// A purpose token's verdict combines most restrictively with what
+		// the groups say: its Allowed does not lift a Content-Usage "n".
+		{"purpose token does not lift a group's n", "User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: Example-Extended\nAllow: /\n",
+			robots.Agent{Token: "ExampleBot", PurposeTokens: []robots.PurposeToken{{robots.TrainAI, "Example-Extended"}}},
+			"/x", usage(robots.TrainAI, n)},
+		{"signals of one group combine", "User-Agent: *\nContent-Signal: search=yes\nContent-Signal: ai-train=no\nAllow: /\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		{"file-wide signals combine", "Content-Signal: search=yes\nContent-Signal: ai-train=no\n\nUser-Agent: *\nAllow: /\n",
+			robots.Agent{}, "/x", usage(robots.Search, y, robots.TrainAI, n)},
+		// RFC 9309 §2.2.1 merges the groups of one name: their Content-Signal
+		// lines combine too, whichever group is last.
+		{"merged groups' signals combine", "User-agent: a\nContent-Signal: search=no\nDisallow: /z\n\nUser-agent: a\nContent-Signal: ai-train=no\nDisallow: /y\n",
+			robots.Agent{Token: "a"}, "/x", usage(robots.Search, n, robots.TrainAI, n)},
+		{"merged groups' signals combine, last without", "User-agent: a\nContent-Signal: search=no\nDisallow: /z\n\nUser-agent: a\nDisallow: /y\n",
+			robots.Agent{Token: "a"}, "/x", usage(robots.Search, n)},
 		{"file-wide and group combine", "Content-Signal: search=yes\nUser-Agent: *\nContent-Signal: search=no\n",
 			robots.Agent{}, "/x", usage(robots.Search, n)},
 		{"signal does not open the path", "User-Agent: *\nDisallow: /\nContent-Signal: search=yes\n", robots.Agent{}, "/x", na},
