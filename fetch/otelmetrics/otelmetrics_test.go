@@ -3,6 +3,7 @@ package otelmetrics_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -231,4 +232,141 @@ func TestNew_Errors(t *testing.T) {
 	var zero otelmetrics.Metrics // records nothing, does not panic
 	zero.Event(fetch.Event{Kind: fetch.EventSend})
 	zero.Politeness(politeness.Event{Kind: politeness.EventWait})
+}
+
+// The instruments carry the scope, names, units and wait buckets the
+// package documentation lists: what dashboards and alerts are written
+// against.
+func TestNew_Instruments(t *testing.T) {
+	if otelmetrics.ScopeName != "github.com/goodbot-go/goodbot/fetch/otelmetrics" {
+		t.Errorf("ScopeName %q, want the import path", otelmetrics.ScopeName)
+	}
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	m, err := otelmetrics.New(mp, otelmetrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h = "http://a.test:80"
+	m.Event(fetch.Event{Kind: fetch.EventSend, Host: h, Robots: true, Signed: true})
+	m.Event(fetch.Event{Kind: fetch.EventDone, Host: h, Bytes: 10})
+	m.Event(fetch.Event{Kind: fetch.EventGet, Host: h})
+	m.Politeness(politeness.Event{Kind: politeness.EventWait, Host: h, Reason: "delay", Duration: time.Second})
+	m.Politeness(politeness.Event{Kind: politeness.EventPause, Host: h, Reason: "retry-after"})
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	units := map[string]string{}
+	var bounds []float64
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			units[mt.Name] = mt.Unit
+			if hist, ok := mt.Data.(metricdata.Histogram[float64]); ok && len(hist.DataPoints) > 0 {
+				bounds = hist.DataPoints[0].Bounds
+			}
+		}
+	}
+	want := map[string]string{
+		"goodbot.requests": "{request}", "goodbot.signed_requests": "{request}", "goodbot.robots.fetches": "{request}",
+		"goodbot.response.bytes": "By", "goodbot.fetches": "{fetch}", "goodbot.pauses": "{pause}", "goodbot.wait.duration": "s",
+	}
+	for name, unit := range want {
+		if u, ok := units[name]; !ok || u != unit {
+			t.Errorf("%s: unit %q (recorded %v), want %q", name, u, ok, unit)
+		}
+	}
+	if len(units) != len(want) {
+		t.Errorf("instruments %v, want %v", units, want)
+	}
+	if !slices.Equal(bounds, []float64{0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600}) {
+		t.Errorf("wait buckets %v", bounds)
+	}
+}
+
+// Each event lands in its instruments with its attributes: an unsigned
+// page request counts no signature; a signature and body bytes count per
+// host; give-ups and breaker trips are pauses of their own kind; a refusal
+// is no pause.
+func TestMetrics_EventsAndAttributes(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	m, err := otelmetrics.New(mp, otelmetrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const a, b = "http://a.test:80", "https://b.test:443"
+	m.Event(fetch.Event{Kind: fetch.EventSend, Host: a})
+	m.Event(fetch.Event{Kind: fetch.EventSend, Host: b, Signed: true})
+	m.Event(fetch.Event{Kind: fetch.EventDone, Host: a, Bytes: 7})
+	m.Event(fetch.Event{Kind: fetch.EventDone, Host: b, Bytes: 100})
+	m.Politeness(politeness.Event{Kind: politeness.EventGiveUp, Host: a, Reason: "ratelimit"})
+	m.Politeness(politeness.Event{Kind: politeness.EventBreakerTrip, Host: b, Reason: "connection errors"})
+	m.Politeness(politeness.Event{Kind: politeness.EventRefused, Host: b, Reason: "connection errors"})
+	got := collect(t, reader)
+	for _, c := range []struct {
+		name  string
+		match []attribute.KeyValue
+		want  int64
+	}{
+		{"goodbot.requests", []attribute.KeyValue{host(a), attribute.Bool("robots", false)}, 1},
+		{"goodbot.signed_requests", []attribute.KeyValue{host(a)}, 0},
+		{"goodbot.signed_requests", []attribute.KeyValue{host(b)}, 1},
+		{"goodbot.response.bytes", []attribute.KeyValue{host(a)}, 7},
+		{"goodbot.response.bytes", []attribute.KeyValue{host(b)}, 100},
+		{"goodbot.pauses", []attribute.KeyValue{host(a), attribute.String("kind", "give_up"), attribute.String("reason", "ratelimit")}, 1},
+		{"goodbot.pauses", []attribute.KeyValue{host(b), attribute.String("kind", "breaker_trip"), attribute.String("reason", "connection errors")}, 1},
+		{"goodbot.pauses", nil, 2},
+	} {
+		if g := got.sum(t, c.name, c.match...); g != c.want {
+			t.Errorf("%s %v: %d, want %d", c.name, c.match, g, c.want)
+		}
+	}
+}
+
+// Instrument keeps hooks already set and calls them before it records: a
+// hook sees the metrics as they were before its event.
+func TestInstrument_KeepsHooksFirst(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	m, err := otelmetrics.New(mp, otelmetrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// count is the counter's total, 0 before its first point.
+	count := func(name string) int64 {
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, sm := range rm.ScopeMetrics {
+			for _, mt := range sm.Metrics {
+				if s, ok := mt.Data.(metricdata.Sum[int64]); ok && mt.Name == name {
+					for _, p := range s.DataPoints {
+						n += p.Value
+					}
+				}
+			}
+		}
+		return n
+	}
+	var seen []int64
+	bot := fetch.Bot{
+		Events:  func(fetch.Event) { seen = append(seen, count("goodbot.requests")) },
+		Observe: func(politeness.Event) { seen = append(seen, count("goodbot.pauses")) },
+	}
+	m.Instrument(&bot)
+	bot.Events(fetch.Event{Kind: fetch.EventSend, Host: "http://a.test:80"})
+	bot.Observe(politeness.Event{Kind: politeness.EventPause, Host: "http://a.test:80", Reason: "backoff"})
+	bot.Events(fetch.Event{Kind: fetch.EventSend, Host: "http://a.test:80"})
+	if !slices.Equal(seen, []int64{0, 0, 1}) {
+		t.Errorf("the hooks saw %v, want [0 0 1] (called, and before the record)", seen)
+	}
+	if g, p := count("goodbot.requests"), count("goodbot.pauses"); g != 2 || p != 1 {
+		t.Errorf("recorded %d requests and %d pauses, want 2 and 1", g, p)
+	}
 }

@@ -22,8 +22,13 @@ func TestCardFields(t *testing.T) {
 	if got := rateControl([]int{429, 503}); got != "robots.txt Crawl-delay; 429, 503 with Retry-After (pauses the whole host)" {
 		t.Errorf("rateControl(429, 503) = %q", got)
 	}
-	if got := rateControl(nil); got != "robots.txt Crawl-delay; 429 with Retry-After (pauses the whole host)" {
+	// Nil is politeness.Policy's default, which pauses on 429 and 503.
+	if got := rateControl(nil); got != "robots.txt Crawl-delay; 429, 503 with Retry-After (pauses the whole host)" {
 		t.Errorf("rateControl(nil) = %q", got)
+	}
+	// Empty: no status pauses the host.
+	if got := rateControl([]int{}); got != "robots.txt Crawl-delay" {
+		t.Errorf("rateControl([]) = %q", got)
 	}
 	for d, want := range map[time.Duration]string{
 		0:                "max=1rps per host; one request at a time per host",
@@ -31,6 +36,8 @@ func TestCardFields(t *testing.T) {
 		-time.Second:     "one request at a time per host",
 		time.Second / 4:  "max=4rps per host; one request at a time per host",
 		10 * time.Second: "max=0.1rps per host; one request at a time per host",
+		3 * time.Second:  "max=0.333rps per host; one request at a time per host",
+		time.Second / 3:  "max=3rps per host; one request at a time per host",
 	} {
 		if got := rateExpectation(d); got != want {
 			t.Errorf("rateExpectation(%v) = %q, want %q", d, got, want)
@@ -74,6 +81,9 @@ func TestJSONDoc_Methods(t *testing.T) {
 		}
 		if c.status == 200 && rec.Header().Get("Content-Length") != "7" {
 			t.Errorf("%s: Content-Length %q, want 7", c.method, rec.Header().Get("Content-Length"))
+		}
+		if c.status == 200 && (rec.Header().Get("Cache-Control") != "public, max-age=3600" || rec.Header().Get("Content-Type") != "application/json") {
+			t.Errorf("%s: Cache-Control %q, Content-Type %q", c.method, rec.Header().Get("Cache-Control"), rec.Header().Get("Content-Type"))
 		}
 		if c.status == 405 && rec.Header().Get("Allow") != "GET, HEAD" {
 			t.Errorf("%s: Allow %q", c.method, rec.Header().Get("Allow"))

@@ -126,7 +126,8 @@ type Kit struct {
 
 // New builds the documents of the bot that profile describes; now dates the
 // IP range file. The profile must have a Signer with a key and an https
-// Agent.
+// Agent; the card and the IP range file each need a path of their own for
+// Handler to serve them at.
 func New(profile fetch.Bot, op Operator, now time.Time) (*Kit, error) {
 	if profile.Signer == nil || profile.Signer.Key == nil {
 		return nil, profileError("the profile has no Signer key: nothing to publish")
@@ -146,6 +147,9 @@ func New(profile fetch.Bot, op Operator, now time.Time) (*Kit, error) {
 	k := &Kit{
 		Directory: &signing.Directory{Keys: []crypto.Signer{profile.Signer.Key}},
 		cardPath:  card.EscapedPath(),
+	}
+	if err := servable("Operator.CardURL", op.CardURL, k.cardPath, signing.DirectoryPath); err != nil {
+		return nil, err
 	}
 	name := op.Name
 	if name == "" {
@@ -172,6 +176,9 @@ func New(profile fetch.Bot, op Operator, now time.Time) (*Kit, error) {
 			return nil, err
 		}
 		k.ipsPath = ips.EscapedPath()
+		if err := servable("Operator.IPsURL", op.IPsURL, k.ipsPath, signing.DirectoryPath, k.cardPath); err != nil {
+			return nil, err
+		}
 		k.Card.WebBotAuth.IPsURI = op.IPsURL
 		k.IPRanges = &IPRanges{CreationTime: now.UTC().Format(time.RFC3339)}
 		for _, p := range op.IPRanges {
@@ -205,6 +212,20 @@ func httpsURL(field, s string) (*url.URL, error) {
 	return u, nil
 }
 
+// servable refuses a document path Handler cannot serve: none, or one that
+// another document of the kit is served at.
+func servable(field, s, path string, taken ...string) error {
+	if path == "" {
+		return profileError("%s %q has no path to serve the document at", field, s)
+	}
+	for _, t := range taken {
+		if path == t {
+			return profileError("%s %q: another document is served at %s", field, s, path)
+		}
+	}
+	return nil
+}
+
 // keyDirectoryURL is the URL of the key set the agent names: an origin
 // means its well-known directory.
 func keyDirectoryURL(agent string) (string, error) {
@@ -235,15 +256,20 @@ func expectedUserAgent(ua string) string {
 	}
 }
 
-// rateControl says how a site slows the bot down.
+// rateControl says how a site slows the bot down: the statuses are
+// politeness.Policy.RateLimitStatuses, nil meaning its default (429 and
+// 503), empty meaning none.
 func rateControl(statuses []int) string {
-	s := "429"
+	s := "429, 503"
 	if statuses != nil {
 		var codes []string
 		for _, c := range statuses {
 			codes = append(codes, strconv.Itoa(c))
 		}
 		s = strings.Join(codes, ", ")
+	}
+	if s == "" {
+		return "robots.txt Crawl-delay"
 	}
 	return "robots.txt Crawl-delay; " + s + " with Retry-After (pauses the whole host)"
 }

@@ -119,10 +119,20 @@ func TestKit_Refuses(t *testing.T) {
 		"no key":             func(p *fetch.Bot, op *identity.Operator) { p.Signer = &signing.Signer{Agent: "https://bothy.tools"} },
 		"http agent":         func(p *fetch.Bot, op *identity.Operator) { p.Signer.Agent = "http://bothy.tools" },
 		"http card":          func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "http://bothy.tools/card" },
+		"ftp card":           func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "ftp://bothy.tools/card" },
+		"card without host":  func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "https:///bot/card.json" },
+		"opaque card":        func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "https:bothy.tools/card" },
+		"http ips":           func(p *fetch.Bot, op *identity.Operator) { op.IPsURL = "http://bothy.tools/bot/ips.json" },
 		"no card":            func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "" },
 		"ranges without url": func(p *fetch.Bot, op *identity.Operator) { op.IPsURL = "" },
 		"browser UA":         func(p *fetch.Bot, op *identity.Operator) { p.UserAgent = "Mozilla/5.0 x" },
 		"bad range":          func(p *fetch.Bot, op *identity.Operator) { op.IPRanges = []netip.Prefix{{}} },
+		// Handler could not serve these (ServeMux refuses the pattern).
+		"card without path":     func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "https://bothy.tools" },
+		"ips without path":      func(p *fetch.Bot, op *identity.Operator) { op.IPsURL = "https://bothy.tools" },
+		"card at the directory": func(p *fetch.Bot, op *identity.Operator) { op.CardURL = "https://bothy.tools" + signing.DirectoryPath },
+		"ips at the directory":  func(p *fetch.Bot, op *identity.Operator) { op.IPsURL = "https://bothy.tools" + signing.DirectoryPath },
+		"ips at the card":       func(p *fetch.Bot, op *identity.Operator) { op.IPsURL = op.CardURL },
 	} {
 		p, op := profile(), operator()
 		edit(&p, &op)
@@ -166,5 +176,82 @@ func TestKit_Handler(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "https://bothy.tools/bot/card.json", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST card: %d", rec.Code)
+	}
+}
+
+// TestKit_CardJSON: the whole card, every field the operator can state set,
+// byte for byte as New publishes it (indented, in the draft's member
+// names), with the rate-control of a profile that lists its own statuses.
+func TestKit_CardJSON(t *testing.T) {
+	p := profile()
+	p.Politeness.RateLimitStatuses = []int{429, 503, 509}
+	op := operator()
+	op.Name = "Bothy link checker"
+	op.LogoURL = "https://bothy.tools/logo.png"
+	op.TargetedContent = "links"
+	op.KnownURLs = []string{"/sitemap.xml"}
+	k, err := identity.New(p, op, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "client_id": "https://bothy.tools/bot/card.json",
+  "client_name": "Bothy link checker",
+  "client_uri": "https://bothy.tools/bot",
+  "logo_uri": "https://bothy.tools/logo.png",
+  "contacts": [
+    "mailto:bot@bothy.tools"
+  ],
+  "jwks_uri": "https://bothy.tools/.well-known/http-message-signatures-directory",
+  "web_bot_auth": {
+    "expected-user-agent": "BothyBot/1.0 (+https://bothy.tools/bot)",
+    "rfc9309-product-token": "BothyBot",
+    "rfc9309-compliance": true,
+    "trigger": "crawler",
+    "purpose": "link checking",
+    "targeted-content": "links",
+    "rate-control": "robots.txt Crawl-delay; 429, 503, 509 with Retry-After (pauses the whole host)",
+    "rate-expectation": "max=0.5rps per host; one request at a time per host",
+    "known-urls": [
+      "/robots.txt",
+      "/sitemap.xml"
+    ],
+    "ips_uri": "https://bothy.tools/bot/ips.json"
+  }
+}`
+	if got := string(k.CardJSON()); got != want {
+		t.Errorf("card\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestKit_CreationTime: the IP range file is dated in UTC to the second,
+// whatever the zone and precision of now.
+func TestKit_CreationTime(t *testing.T) {
+	now := time.Date(2026, 12, 1, 8, 0, 0, 123456789, time.FixedZone("EET", 2*3600))
+	k, err := identity.New(profile(), operator(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.IPRanges.CreationTime; got != "2026-12-01T06:00:00Z" {
+		t.Errorf("creationTime %q, want 2026-12-01T06:00:00Z", got)
+	}
+}
+
+// TestKit_HandlerWithoutRanges: without ranges the kit serves the card and
+// the directory, and nothing at the path the IP range file would have had.
+func TestKit_HandlerWithoutRanges(t *testing.T) {
+	op := operator()
+	op.IPRanges = nil
+	k, err := identity.New(profile(), op, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := k.Handler()
+	for path, code := range map[string]int{"/bot/card.json": 200, signing.DirectoryPath: 200, "/bot/ips.json": 404} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://bothy.tools"+path, nil))
+		if rec.Code != code {
+			t.Errorf("%s: %d, want %d", path, rec.Code, code)
+		}
 	}
 }
