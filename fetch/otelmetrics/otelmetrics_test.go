@@ -91,6 +91,20 @@ func (c collected) waits(t *testing.T, match ...attribute.KeyValue) (uint64, flo
 
 func host(h string) attribute.KeyValue { return attribute.String("host", h) }
 
+// newMetrics returns Metrics on a meter provider of their own, read by
+// reader; the provider is shut down when the test ends.
+func newMetrics(t *testing.T, cfg otelmetrics.Config) (*otelmetrics.Metrics, *sdkmetric.ManualReader) {
+	t.Helper()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	m, err := otelmetrics.New(mp, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, reader
+}
+
 // After a crawl of a test web, the metrics equal what the web recorded:
 // requests per host, robots.txt fetches, signed requests, body bytes,
 // pauses by reason and the pause waited out; and Get outcomes equal what
@@ -107,13 +121,7 @@ func TestMetrics_EqualTheWebsRecords(t *testing.T) {
 		w.Host("c.test").Handle("/robots.txt", fetchtest.Status(http.StatusNotFound)).
 			Handle("/gone", fetchtest.Status(http.StatusInternalServerError))
 
-		reader := sdkmetric.NewManualReader()
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-		defer mp.Shutdown(context.Background())
-		m, err := otelmetrics.New(mp, otelmetrics.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, reader := newMetrics(t, otelmetrics.Config{})
 		observed := 0
 		bot := fetch.Bot{
 			UserAgent:  "TestBot/1.0",
@@ -203,13 +211,7 @@ func TestMetrics_EqualTheWebsRecords(t *testing.T) {
 
 // Without the host attribute, the series are per outcome and reason only.
 func TestMetrics_NoHostAttribute(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	m, err := otelmetrics.New(mp, otelmetrics.Config{NoHostAttribute: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, reader := newMetrics(t, otelmetrics.Config{NoHostAttribute: true})
 	m.Event(fetch.Event{Kind: fetch.EventSend, Host: "http://a.test:80"})
 	m.Politeness(politeness.Event{Kind: politeness.EventPause, Host: "http://a.test:80", Reason: "backoff"})
 	got := collect(t, reader)
@@ -241,13 +243,7 @@ func TestNew_Instruments(t *testing.T) {
 	if otelmetrics.ScopeName != "github.com/goodbot-go/goodbot/fetch/otelmetrics" {
 		t.Errorf("ScopeName %q, want the import path", otelmetrics.ScopeName)
 	}
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	m, err := otelmetrics.New(mp, otelmetrics.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, reader := newMetrics(t, otelmetrics.Config{})
 	const h = "http://a.test:80"
 	m.Event(fetch.Event{Kind: fetch.EventSend, Host: h, Robots: true, Signed: true})
 	m.Event(fetch.Event{Kind: fetch.EventDone, Host: h, Bytes: 10})
@@ -290,13 +286,7 @@ func TestNew_Instruments(t *testing.T) {
 // host; give-ups and breaker trips are pauses of their own kind; a refusal
 // is no pause.
 func TestMetrics_EventsAndAttributes(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	m, err := otelmetrics.New(mp, otelmetrics.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, reader := newMetrics(t, otelmetrics.Config{})
 	const a, b = "http://a.test:80", "https://b.test:443"
 	m.Event(fetch.Event{Kind: fetch.EventSend, Host: a})
 	m.Event(fetch.Event{Kind: fetch.EventSend, Host: b, Signed: true})
@@ -329,13 +319,7 @@ func TestMetrics_EventsAndAttributes(t *testing.T) {
 // Instrument keeps hooks already set and calls them before it records: a
 // hook sees the metrics as they were before its event.
 func TestInstrument_KeepsHooksFirst(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	m, err := otelmetrics.New(mp, otelmetrics.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, reader := newMetrics(t, otelmetrics.Config{})
 	// count is the counter's total, 0 before its first point.
 	count := func(name string) int64 {
 		var rm metricdata.ResourceMetrics
