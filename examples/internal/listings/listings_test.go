@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	_ "time/tzdata" // Europe/London on a machine without a zone database
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -245,7 +246,7 @@ func TestParseSchedule(t *testing.T) {
 func TestDue_DailyIsACalendarDay(t *testing.T) {
 	loc, err := time.LoadLocation("Europe/London")
 	if err != nil {
-		t.Skip("no time zone database:", err)
+		t.Fatal(err)
 	}
 	last := time.Date(2026, 3, 28, 12, 0, 0, 0, loc) // clocks go forward on the 29th
 	if got, want := Daily.Next(last), time.Date(2026, 3, 29, 12, 0, 0, 0, loc); !got.Equal(want) {
