@@ -309,12 +309,12 @@ func TestTransport_RefusalsLogged(t *testing.T) {
 	} {
 		t.Run(tt.msg, func(t *testing.T) {
 			w, bot := loopback(t)
-			site(w, "a.test", "User-agent: *\nDisallow: /no\nContent-Usage: /u train-ai=n\n").
+			site(w, "a.test", "User-agent: *\nDisallow: /no\nContent-Usage: /u ai-use=n\n").
 				Handle("/u", fetchtest.HTML("<p>u</p>"))
 			var mu sync.Mutex
 			var recs []logRec
 			bot.Logger = slog.New(recHandler{&mu, &recs})
-			bot.Purposes, bot.UsageMode = []robots.Purpose{robots.TrainAI}, fetch.UsageRefuse
+			bot.Purposes, bot.UsageMode = []robots.Purpose{robots.AIInput}, fetch.UsageRefuse
 			resp, err := plainClient(t, bot).Get("http://a.test" + tt.path)
 			if resp != nil {
 				resp.Body.Close()
@@ -463,17 +463,17 @@ func TestUsage_RecordedForTheFinalURL(t *testing.T) {
 		path string
 		want robots.Usage
 	}{
-		{"/go", verdicts(robots.TrainAI, robots.Disallowed)},
-		{"/page", verdicts(robots.TrainAI, robots.Disallowed)},
+		{"/go", verdicts(robots.AIInput, robots.Disallowed)},
+		{"/page", verdicts(robots.AIInput, robots.Disallowed)},
 		{"/ok", robots.Usage{}},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := fetchtest.New()
 				defer w.Close()
-				usageSite(w, "User-agent: *\nAllow: /\nContent-Usage: /page train-ai=n\n", nil)
+				usageSite(w, "User-agent: *\nAllow: /\nContent-Usage: /page ai-use=n\n", nil)
 				bot := memBot(w)
-				bot.Purposes = []robots.Purpose{robots.TrainAI} // UsageMode zero: record
+				bot.Purposes = []robots.Purpose{robots.AIInput} // UsageMode zero: record
 				p := get(t, mustFetcher(t, bot), "http://a.test"+tt.path, fetch.OK)
 				if len(p.Body) == 0 {
 					t.Fatal("empty body")

@@ -40,10 +40,10 @@ func TestUsage_RefuseRobotsMakesNoRequest(t *testing.T) {
 		tokens       []robots.PurposeToken
 		okToo        bool // the refusal covers /ok as well
 	}{
-		{"content-usage", "User-agent: *\nAllow: /\nContent-Usage: /page train-ai=n\n", []robots.Purpose{robots.TrainAI}, nil, false},
+		{"content-usage", "User-agent: *\nAllow: /\nContent-Usage: /page ai-use=n\n", []robots.Purpose{robots.AIInput}, nil, false},
 		{"content-signal in group", "User-agent: *\nContent-Signal: search=no\nDisallow: /private\n", []robots.Purpose{robots.Search}, nil, true},
 		{"content-signal file-wide", "Content-Signal: ai-input=no\n\nUser-agent: *\nAllow: /\n", []robots.Purpose{robots.Search, robots.AIInput}, nil, true},
-		{"own group", "User-agent: *\nAllow: /\n\nUser-agent: TestBot\nContent-Usage: /pa train-ai=n\n", []robots.Purpose{robots.TrainAI}, nil, false},
+		{"own group", "User-agent: *\nAllow: /\n\nUser-agent: TestBot\nContent-Usage: /pa ai-use=n\n", []robots.Purpose{robots.AIInput}, nil, false},
 		{"purpose token", "User-agent: TestBot-AI\nDisallow: /page\n", []robots.Purpose{robots.AIInput},
 			[]robots.PurposeToken{{Purpose: robots.AIInput, Token: "TestBot-AI"}}, false},
 	}
@@ -115,10 +115,10 @@ func TestUsage_RefuseHeaderDropsPage(t *testing.T) {
 		purposes []robots.Purpose
 		want     fetch.Outcome
 	}{
-		{"content-usage", http.Header{"Content-Usage": {"train-ai=n"}}, []robots.Purpose{robots.TrainAI}, fetch.UsageRefused},
+		{"content-usage", http.Header{"Content-Usage": {"ai-use=n"}}, []robots.Purpose{robots.AIInput}, fetch.UsageRefused},
 		{"tdm-reservation", http.Header{"Tdm-Reservation": {"1"}}, []robots.Purpose{robots.Search, robots.TrainAI}, fetch.UsageRefused},
 		{"other purpose", http.Header{"Content-Usage": {"train-ai=n"}}, []robots.Purpose{robots.AIInput}, fetch.OK},
-		{"allowed", http.Header{"Content-Usage": {"train-ai=y"}}, []robots.Purpose{robots.TrainAI}, fetch.OK},
+		{"allowed", http.Header{"Content-Usage": {"ai-use=y"}}, []robots.Purpose{robots.AIInput}, fetch.OK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,10 +151,10 @@ func TestUsage_RecordKeepsPageWithVerdict(t *testing.T) {
 		h            http.Header
 		want         robots.Usage
 	}{
-		{"robots refuses", "User-agent: *\nContent-Usage: train-ai=n, search=y\n", nil,
-			verdicts(robots.TrainAI, robots.Disallowed, robots.Search, robots.Allowed)},
-		{"header refuses", "User-agent: *\nAllow: /\n", http.Header{"Content-Usage": {"train-ai=n"}},
-			verdicts(robots.TrainAI, robots.Disallowed)},
+		{"robots refuses", "User-agent: *\nContent-Usage: ai-use=n, search=y\n", nil,
+			verdicts(robots.AIInput, robots.Disallowed, robots.Search, robots.Allowed)},
+		{"header refuses", "User-agent: *\nAllow: /\n", http.Header{"Content-Usage": {"ai-use=n"}},
+			verdicts(robots.AIInput, robots.Disallowed)},
 		{"most restrictive", "User-agent: *\nContent-Signal: search=yes, ai-train=yes\n", http.Header{"Content-Usage": {"search=n"}, "Tdm-Reservation": {"1"}},
 			verdicts(robots.Search, robots.Disallowed, robots.TrainAI, robots.Disallowed)},
 		{"nothing said", "User-agent: *\nAllow: /\n", nil, robots.Usage{}},
@@ -205,14 +205,14 @@ func TestUsage_PageVerdictTargets(t *testing.T) {
 		w := fetchtest.New()
 		defer w.Close()
 		w.Host("a.test").
-			Handle("/robots.txt", fetchtest.Robots("User-agent: *\nContent-Usage: /caf%C3%A9 search=n\nContent-Usage: /q?x=1 train-ai=n\n")).
+			Handle("/robots.txt", fetchtest.Robots("User-agent: *\nContent-Usage: /caf%C3%A9 search=n\nContent-Usage: /q?x=1 ai-use=n\n")).
 			Handle("/café", fetchtest.HTML("c")).
 			Handle("/q", fetchtest.HTML("q"))
 		f := mustFetcher(t, memBot(w))
 		if p := get(t, f, "http://a.test/caf%C3%A9", fetch.OK); p.Usage != verdicts(robots.Search, robots.Disallowed) {
 			t.Errorf("escaped path: %v", p.Usage)
 		}
-		if p := get(t, f, "http://a.test/q?x=1", fetch.OK); p.Usage != verdicts(robots.TrainAI, robots.Disallowed) {
+		if p := get(t, f, "http://a.test/q?x=1", fetch.OK); p.Usage != verdicts(robots.AIInput, robots.Disallowed) {
 			t.Errorf("query: %v", p.Usage)
 		}
 		if w.Count("a.test", "/café")+w.Count("a.test", "/q") != 2 {

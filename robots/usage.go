@@ -10,8 +10,8 @@ import (
 )
 
 // Purpose is a category of use that a site can state a preference about
-// (draft-ietf-aipref-vocab names two of them, Cloudflare's Content Signals
-// all three).
+// (draft-ietf-aipref-vocab; Cloudflare's Content Signals name the same
+// three).
 type Purpose uint8
 
 const (
@@ -19,10 +19,8 @@ const (
 	// help judge relevance (AIPREF "search", Content Signals "search").
 	Search Purpose = iota
 	// AIInput: feeding a page to a generative AI model as input, as an
-	// assistant answering a question does (Content Signals "ai-input"; the
-	// AIPREF vocabulary has no such category since -03, which dropped
-	// "ai-use", so it is said only by Content-Signal lines and purpose
-	// tokens).
+	// assistant answering a question does (AIPREF "ai-use", Content Signals
+	// "ai-input").
 	AIInput
 	// TrainAI: changing a generative AI model's parameters with the page
 	// (AIPREF "train-ai", Content Signals "ai-train").
@@ -161,11 +159,10 @@ type usageLabel struct {
 	purpose Purpose
 }
 
-// aiprefLabels are the keys of draft-ietf-aipref-vocab-07 §6.1
-// (case-sensitive): "train-ai" and "search". Every other key, such as the
-// "ai-use" of -02, is unknown and ignored (§6.4).
+// aiprefLabels are the keys of draft-ietf-aipref-vocab (case-sensitive).
 var aiprefLabels = []usageLabel{
 	{"search", Search},
+	{"ai-use", AIInput},
 	{"train-ai", TrainAI},
 }
 
@@ -178,9 +175,8 @@ var contentSignalLabels = []usageLabel{
 
 // ParseUsage reads a usage preference in the AIPREF format
 // (draft-ietf-aipref-vocab §6): a Structured Field Dictionary whose keys are
-// category labels ("train-ai", "search") and whose values are the Tokens y
-// or n. Any other value, an unknown key (including the withdrawn "ai-use")
-// or a parameter is ignored;
+// category labels ("train-ai", "ai-use", "search") and whose values are the
+// Tokens y or n. Any other value, an unknown key or a parameter is ignored;
 // a repeated key keeps its last value; a value that does not parse says
 // nothing (every purpose Unknown).
 func ParseUsage(v string) Usage {

@@ -24,11 +24,7 @@ func TestParseUsage(t *testing.T) {
 	}{
 		// draft-ietf-aipref-vocab §6: allow training, disallow search.
 		{"train-ai=y, search=n", usage(robots.TrainAI, robots.Allowed, robots.Search, robots.Disallowed)},
-		// §6.1 (-03 to -07): the labels are train-ai and search only. "ai-use"
-		// (-02) is gone, and §6.4 says unknown labels MUST be ignored.
-		{"ai-use=n", robots.Usage{}},
-		{"ai-use=n, train-ai=n", usage(robots.TrainAI, robots.Disallowed)},
-		{"search=y, ai-use=y", usage(robots.Search, robots.Allowed)},
+		{"ai-use=n", usage(robots.AIInput, robots.Disallowed)},
 		// §6.5.1: the last value of a key applies; a Boolean or a String is not a Token.
 		{`train-ai=y, train-ai, search=n, search="n"`, robots.Usage{}},
 		{`search="y", train-ai=?1`, robots.Usage{}},
@@ -100,7 +96,6 @@ func TestUsageFromHeader(t *testing.T) {
 		{"tdm is more restrictive", http.Header{"Content-Usage": {"train-ai=y"}, "Tdm-Reservation": {"1"}},
 			usage(robots.TrainAI, robots.Disallowed)},
 		{"none", http.Header{"Content-Type": {"text/html"}}, robots.Usage{}},
-		{"ai-use is not a label", http.Header{"Content-Usage": {"ai-use=n"}}, robots.Usage{}},
 	}
 	for _, tc := range tests {
 		if got := robots.UsageFromHeader(tc.h); got != tc.want {
@@ -215,9 +210,8 @@ func TestRobotsUsage(t *testing.T) {
 			robots.Agent{}, "/p/x", usage(robots.TrainAI, n, robots.Search, y)},
 		{"equal length patterns", "User-agent: *\nContent-Usage: /a*c search=y\nContent-Usage: /ab* search=n\n",
 			robots.Agent{}, "/abc", usage(robots.Search, n)},
-		{"no path means every path", "User-agent: *\nContent-Usage: train-ai=n, search=y\n",
-			robots.Agent{}, "/any", usage(robots.TrainAI, n, robots.Search, y)},
-		{"ai-use is not a label", "User-agent: *\nContent-Usage: /p ai-use=n\n", robots.Agent{}, "/p/x", robots.Usage{}},
+		{"no path means every path", "User-agent: *\nContent-Usage: train-ai=n, ai-use=y\n",
+			robots.Agent{}, "/any", usage(robots.TrainAI, n, robots.AIInput, y)},
 		{"absent path is shorter than /", "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: / train-ai=y\n",
 			robots.Agent{}, "/any", usage(robots.TrainAI, y)},
 		{"absent paths combine", "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: train-ai=y, search=y\n",

@@ -13,12 +13,10 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 )
 
-// BothyBot feeds an assistant (AI input). The AIPREF vocabulary has no
-// category for that use since draft-ietf-aipref-vocab-03 dropped "ai-use",
-// and unknown labels MUST be ignored (-07 §6.4): a page whose robots.txt
-// rule or header says only "ai-use=n" is fetched and kept like any other.
-// BothyBot learns of an AI-input refusal from Content-Signal lines.
-func TestBothy_IgnoresWithdrawnAIUseLabel(t *testing.T) {
+// BothyBot feeds an assistant (AI input) and refuses what a site refuses for
+// that use: a page robots.txt refuses is never requested, one whose header
+// refuses is fetched but not kept, and both are reported as usage_refused.
+func TestBothy_RefusesPagesRefusedForAIInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish("User-agent: BothyBot\nAllow: /\nContent-Usage: /contact ai-use=n\nContent-Usage: train-ai=n\n\nSitemap: http://parish.test/sitemap.xml\n")
 		w.Host("parish.test").Handle("/mass", fetchtest.Page{Body: `<p>Sunday 10am</p>`, Header: http.Header{"Content-Usage": {"ai-use=n"}}})
@@ -28,30 +26,35 @@ func TestBothy_IgnoresWithdrawnAIUseLabel(t *testing.T) {
 		if n := w.Count("parish.test", "/"); n != 1 {
 			t.Fatalf("home page requested %d times: the crawl did not run", n)
 		}
+		if n := w.Count("parish.test", "/contact"); n != 0 {
+			t.Errorf("/contact requested %d times: robots.txt refuses it for AI input", n)
+		}
+		if n := w.Count("parish.test", "/mass"); n != 1 {
+			t.Errorf("/mass requested %d times, want 1 (its header refuses)", n)
+		}
 		for _, p := range []string{"/contact", "/mass"} {
-			if n := w.Count("parish.test", p); n != 1 {
-				t.Errorf("%s requested %d times, want 1 (ai-use is not a label)", p, n)
-			}
-			if r, _ := out.Result("http://parish.test" + p); r.Outcome != "ok" {
-				t.Errorf("%s: %+v, want ok", p, r)
+			r, _ := out.Result("http://parish.test" + p)
+			if r.Outcome != "usage_refused" || !strings.Contains(r.Reason, "refuses ai-input") {
+				t.Errorf("%s: %+v, want usage_refused for ai-input", p, r)
 			}
 		}
 		// train-ai=n does not concern BothyBot: the home page is kept.
 		if r, _ := out.Result("http://parish.test/"); r.Outcome != "ok" {
 			t.Errorf("home: %+v", r)
 		}
-		var all strings.Builder
+		kept := false
 		filepath.WalkDir(outDir, func(path string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				b, _ := os.ReadFile(path)
-				all.Write(b)
+				if strings.Contains(string(b), "Sunday 10am") || strings.Contains(string(b), "Call us") {
+					t.Errorf("%s keeps a refused page's text", path)
+				}
+				kept = kept || strings.Contains(string(b), "Only linked from the home page")
 			}
 			return nil
 		})
-		for _, text := range []string{"Sunday 10am", "Call us", "Only linked from the home page"} {
-			if !strings.Contains(all.String(), text) {
-				t.Errorf("%q not kept", text)
-			}
+		if !kept {
+			t.Error("the text of /visit, which nothing refuses, was not kept")
 		}
 	})
 }

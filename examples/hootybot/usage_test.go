@@ -13,11 +13,10 @@ import (
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
 )
 
-// HootyBot is a knowledge source for an assistant (AI input). The AIPREF
-// vocabulary has no category for that use since draft-ietf-aipref-vocab-03
-// dropped "ai-use", and unknown labels MUST be ignored (-07 §6.4): a page
-// whose robots.txt rule or header says only "ai-use=n" is fetched and kept.
-func TestHooty_IgnoresWithdrawnAIUseLabel(t *testing.T) {
+// HootyBot is a knowledge source for an assistant (AI input): a page the
+// site refuses for that use is not requested (robots.txt) or not kept
+// (header), and is reported as usage_refused.
+func TestHooty_RefusesPagesRefusedForAIInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := docs("User-agent: HootyBot\nAllow: /\nContent-Usage: /faq ai-use=n\nContent-Signal: search=no, ai-train=no\n")
 		w.Host("docs.test").Handle("/guide/2", fetchtest.Page{Body: `<p>Guide 2</p>`, Header: http.Header{"Content-Usage": {"ai-use=n"}}})
@@ -27,28 +26,27 @@ func TestHooty_IgnoresWithdrawnAIUseLabel(t *testing.T) {
 		if n := w.Count("docs.test", "/guide"); n != 1 {
 			t.Fatalf("/guide requested %d times: the crawl did not run", n)
 		}
+		if n := w.Count("docs.test", "/faq"); n != 0 {
+			t.Errorf("/faq requested %d times: robots.txt refuses it for AI input", n)
+		}
+		if n := w.Count("docs.test", "/guide/2"); n != 1 {
+			t.Errorf("/guide/2 requested %d times, want 1 (its header refuses)", n)
+		}
 		for _, p := range []string{"/faq", "/guide/2"} {
-			if n := w.Count("docs.test", p); n != 1 {
-				t.Errorf("%s requested %d times, want 1 (ai-use is not a label)", p, n)
-			}
-			if r, _ := out.Result("http://docs.test" + p); r.Outcome != "ok" {
-				t.Errorf("%s: %+v, want ok", p, r)
+			if r, _ := out.Result("http://docs.test" + p); r.Outcome != "usage_refused" || !strings.Contains(r.Reason, "ai-input") {
+				t.Errorf("%s: %+v, want usage_refused for ai-input", p, r)
 			}
 		}
 		// search=no and ai-train=no do not concern HootyBot.
 		if _, err := os.Stat(filepath.Join(outDir, "docs.test", "guide.txt")); err != nil {
 			t.Errorf("/guide not kept: %v", err)
 		}
-		kept := false
 		filepath.WalkDir(outDir, func(path string, d os.DirEntry, err error) error {
 			if b, _ := os.ReadFile(path); err == nil && !d.IsDir() && strings.Contains(string(b), "Guide 2") {
-				kept = true
+				t.Errorf("%s keeps a refused page's text", path)
 			}
 			return nil
 		})
-		if !kept {
-			t.Error("the text of /guide/2 was not kept")
-		}
 	})
 }
 

@@ -22,7 +22,7 @@ func TestReadiness_UsagePreferencesPerToken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := fetchtest.New()
 		w.Host("school.test").
-			Handle("/robots.txt", fetchtest.Robots("Content-Signal: search=yes\n\nUser-agent: HootyBot\nDisallow: /\n\nUser-agent: SofyaBot\nAllow: /\nContent-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\nContent-Signal: ai-input=no\n")).
+			Handle("/robots.txt", fetchtest.Robots("Content-Signal: search=yes\n\nUser-agent: HootyBot\nDisallow: /\n\nUser-agent: SofyaBot\nAllow: /\nContent-Usage: train-ai=n\n\nUser-agent: *\nAllow: /\nContent-Usage: ai-use=n\n")).
 			Handle("/", fetchtest.HTML(`<a href="/about">About</a>`)).
 			Handle("/about", fetchtest.Page{Body: "about", Header: http.Header{"Tdm-Reservation": {"1"}}})
 		prefix := filepath.Join(t.TempDir(), "report")
