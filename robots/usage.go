@@ -10,8 +10,8 @@ import (
 )
 
 // Purpose is a category of use that a site can state a preference about
-// (draft-ietf-aipref-vocab; Cloudflare's Content Signals name the same
-// three).
+// (the three categories of draft-ietf-aipref-vocab-08 §4; Cloudflare's
+// Content Signals name the same three).
 type Purpose uint8
 
 const (
@@ -19,8 +19,8 @@ const (
 	// help judge relevance (AIPREF "search", Content Signals "search").
 	Search Purpose = iota
 	// AIInput: feeding a page to a generative AI model as input, as an
-	// assistant answering a question does (AIPREF "ai-use", Content Signals
-	// "ai-input").
+	// assistant answering a question does (AIPREF "AI Use", label "ai-use":
+	// input the user did not provide directly; Content Signals "ai-input").
 	AIInput
 	// TrainAI: changing a generative AI model's parameters with the page
 	// (AIPREF "train-ai", Content Signals "ai-train").
@@ -159,7 +159,9 @@ type usageLabel struct {
 	purpose Purpose
 }
 
-// aiprefLabels are the keys of draft-ietf-aipref-vocab (case-sensitive).
+// aiprefLabels are the keys of draft-ietf-aipref-vocab (-08 §6.1, Table 1;
+// case-sensitive). -03 to -07 had only train-ai and search; -08 brought
+// ai-use back, so a site's "ai-use=n" is read in either case.
 var aiprefLabels = []usageLabel{
 	{"search", Search},
 	{"ai-use", AIInput},
