@@ -6,10 +6,11 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/goodbot-go/goodbot/internal/urinorm"
 
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -156,13 +157,13 @@ func normalizeURL(u *url.URL, raw string) (string, error) {
 			return "", fmt.Errorf("%w: %s: no host", ErrBadURL, u.Redacted())
 		}
 	}
-	path := removeDotSegments(normEscapes(u.EscapedPath()))
+	path := urinorm.DotSegments(urinorm.Escapes(u.EscapedPath()))
 	if path == "" {
 		path = "/"
 	}
 	query := ""
 	if u.RawQuery != "" {
-		query = normEscapes(u.RawQuery)
+		query = urinorm.Escapes(u.RawQuery)
 	}
 	if spells(raw, scheme, host, path, query) {
 		return raw, nil
@@ -217,7 +218,7 @@ func authority(u *url.URL) (string, bool) {
 		if ok {
 			b.WriteString("%25")
 			for i := 0; i < len(zone); i++ {
-				if c := zone[i]; strings.IndexByte(unreserved, c) >= 0 {
+				if c := zone[i]; urinorm.IsUnreserved(c) {
 					b.WriteByte(c)
 				} else {
 					fmt.Fprintf(&b, "%%%02X", c)
@@ -246,82 +247,6 @@ func authority(u *url.URL) (string, bool) {
 func validHostByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		strings.IndexByte("-._~!$&'()*+,;=:", c) >= 0
-}
-
-// normEscapes decodes escapes of unreserved characters, upper-cases the hex
-// digits of the others and escapes spaces, control and non-ASCII bytes; a
-// "%" not followed by two hex digits stays as is.
-func normEscapes(s string) string {
-	if !needsEscapeWork(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' && i+2 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				if c := byte(v); strings.IndexByte(unreserved, c) >= 0 {
-					b.WriteByte(c)
-				} else {
-					b.WriteByte('%')
-					b.WriteString(strings.ToUpper(s[i+1 : i+3]))
-				}
-				i += 2
-				continue
-			}
-		}
-		if c <= ' ' || c >= 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// needsEscapeWork reports whether normEscapes would change s.
-func needsEscapeWork(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '%' || c <= ' ' || c >= 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// unreserved holds RFC 3986's unreserved characters.
-const unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-
-// removeDotSegments is RFC 3986 §5.2.4 on an absolute path.
-func removeDotSegments(p string) string {
-	if !strings.Contains(p, ".") {
-		return p
-	}
-	segs := strings.Split(p, "/")
-	out := make([]string, 0, len(segs))
-	for i, s := range segs {
-		last := i == len(segs)-1
-		switch s {
-		case ".":
-			if last {
-				out = append(out, "")
-			}
-		case "..":
-			if len(out) > 1 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, s)
-		}
-	}
-	r := strings.Join(out, "/")
-	if !strings.HasPrefix(r, "/") {
-		r = "/" + r
-	}
-	return r
 }
 
 // conditional carries the validators of one fetch to the hop that asks for

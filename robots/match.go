@@ -3,6 +3,8 @@ package robots
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/goodbot-go/goodbot/internal/urinorm"
 )
 
 // Allowed reports whether a may fetch target. The target is a path with an
@@ -303,12 +305,12 @@ func normalize(dst []byte, s string, pattern bool) []byte {
 		}
 		c := s[i]
 		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) || (inQuery && isQueryDelim(v)) {
+		case c == '%' && i+2 < len(s) && urinorm.IsHex(s[i+1]) && urinorm.IsHex(s[i+2]):
+			v := urinorm.Unhex(s[i+1])<<4 | urinorm.Unhex(s[i+2])
+			if urinorm.IsUnreserved(v) || (inQuery && isQueryDelim(v)) {
 				dst = append(dst, v)
 			} else {
-				dst = append(dst, '%', upperHex(s[i+1]), upperHex(s[i+2]))
+				dst = append(dst, '%', urinorm.UpperHex(s[i+1]), urinorm.UpperHex(s[i+2]))
 			}
 			i += 2
 		case c == '?':
@@ -344,33 +346,6 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
-func upperHex(c byte) byte {
-	if 'a' <= c && c <= 'f' {
-		return c - 'a' + 'A'
-	}
-	return c
-}
-
-// isUnreserved reports RFC 3986 unreserved characters.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
 
 // isQueryDelim reports the delimiters a query may carry raw (RFC 3986 §3.4)
 // whose escapes RFC 9309's examples treat as equal to them.

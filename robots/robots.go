@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/goodbot-go/goodbot/internal/urinorm"
+
 	"github.com/jimsmart/grobotstxt"
 )
 
@@ -582,7 +584,7 @@ func unmangle(v string) string {
 			continue
 		}
 		x, y := b[i+1], b[i+2]
-		if (isHex(x) || isMangled(x)) && (isHex(y) || isMangled(y)) {
+		if (urinorm.IsHex(x) || isMangled(x)) && (urinorm.IsHex(y) || isMangled(y)) {
 			if isMangled(x) {
 				b[i+1] = x - 0x10 + '0'
 			}

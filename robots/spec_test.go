@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goodbot-go/goodbot/internal/urinorm"
 )
 
 // sharedData returns the path of a data folder of ../shared (from the
@@ -327,7 +329,7 @@ func (p *tpParser) quoted() (string, error) {
 			b = append(b, '\t')
 		case 'x':
 			j := p.i
-			for j < len(p.s) && j < p.i+2 && isHex(p.s[j]) {
+			for j < len(p.s) && j < p.i+2 && urinorm.IsHex(p.s[j]) {
 				j++
 			}
 			v, err := strconv.ParseUint(p.s[p.i:j], 16, 8)

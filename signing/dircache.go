@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodbot-go/goodbot/internal/urinorm"
+
 	"github.com/goodbot-go/goodbot/internal/basetransport"
 )
 
@@ -86,75 +88,7 @@ func (v *Verifier) resolve(agent string) (*keyLocation, error) {
 // section 6.2.2 says: hexadecimal digits of percent-encodings upper-cased,
 // percent-encoded unreserved characters decoded, dot segments removed.
 func normalisePath(p string) string {
-	b := make([]byte, 0, len(p))
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
-			d := unhex(p[i+1])<<4 | unhex(p[i+2])
-			if isUnreserved(d) {
-				b = append(b, d)
-			} else {
-				b = append(b, '%', upperHex(p[i+1]), upperHex(p[i+2]))
-			}
-			i += 2
-			continue
-		}
-		b = append(b, c)
-	}
-	return removeDotSegments(string(b))
-}
-
-// removeDotSegments is the algorithm of RFC 3986 section 5.2.4 for a path
-// that starts with "/" (a URL's path always does here).
-func removeDotSegments(in string) string {
-	var out []string // output segments, each with its leading "/"
-	for in != "" {
-		switch {
-		case strings.HasPrefix(in, "/./"):
-			in = in[2:]
-		case in == "/.":
-			in = "/"
-		case strings.HasPrefix(in, "/../"), in == "/..":
-			in = "/" + in[min(len(in), 4):]
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		default:
-			n := strings.IndexByte(in[1:], '/') + 1 // the first segment, with its leading "/"
-			if n == 0 {
-				n = len(in)
-			}
-			out = append(out, in[:n])
-			in = in[n:]
-		}
-	}
-	return strings.Join(out, "")
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
-}
-
-func upperHex(c byte) byte {
-	if 'a' <= c && c <= 'f' {
-		return c - 'a' + 'A'
-	}
-	return c
-}
-
-// isUnreserved reports whether c is an RFC 3986 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+	return urinorm.DotSegments(urinorm.Escapes(p))
 }
 
 // dirEntry is a cached key set. Its fields are guarded by Verifier.mu.
