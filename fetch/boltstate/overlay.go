@@ -3,6 +3,7 @@ package boltstate
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -123,11 +124,19 @@ func (l *layer) applyTo(tx *bbolt.Tx) error {
 		if err != nil {
 			return err
 		}
-		for _, k := range slices.Sorted(maps.Keys(b.keys)) {
-			if v := b.keys[k]; v == nil {
-				err = bk.Delete([]byte(k))
+		// One pass over the map, in its own order, then a sort of the
+		// entries: looking each sorted key up in the map again cost a
+		// cache miss a key.
+		entries := make([]entry, 0, len(b.keys))
+		for k, v := range b.keys {
+			entries = append(entries, entry{k, v})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+		for _, e := range entries {
+			if e.val == nil {
+				err = bk.Delete([]byte(e.key))
 			} else {
-				err = bk.Put([]byte(k), v)
+				err = bk.Put([]byte(e.key), e.val)
 			}
 			if err != nil {
 				return err
@@ -140,6 +149,12 @@ func (l *layer) applyTo(tx *bbolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// entry is a key of a layer's bucket and its value (nil: deleted).
+type entry struct {
+	key string
+	val []byte
 }
 
 // merged returns the entries of bucket that the layers (top first) decide,
