@@ -110,6 +110,12 @@ type Options struct {
 	// CheckpointBytes is how much the log holds (the writes' keys and
 	// values) before they are applied to the bbolt file (see the package
 	// doc). Zero means [DefaultCheckpointBytes].
+	//
+	// A checkpoint rewrites every page of the file its keys fall in; keys
+	// spread over large buckets (a crawl's URLs) fall in most of them, so
+	// a checkpoint costs about the size of those buckets, and a write's
+	// share of it grows with the file. A larger value makes checkpoints
+	// rarer and that share smaller, for up to twice as much memory.
 	CheckpointBytes int
 
 	betweenResets func() // tests: runs at open between emptying the log's older file and its newer
