@@ -331,9 +331,23 @@ func (q *Queue) renew(site string, l *lease, at time.Time, ttl time.Duration) {
 		case err != nil:
 			q.log.Warn("redisqueue: lease renewal failed", "site", site, "err", opError("renew", site, err))
 		case res != int64(1):
-			q.log.Warn("redisqueue: lease lost", "site", site)
+			q.lost(site, l, ttl)
 			return
 		}
+	}
+}
+
+// lost logs that l was found lost by its renewal, unless this Queue ended
+// it meanwhile: a Lease that took the item back, or a Finish, changes the
+// lease in Redis first and closes l.stop just after, so a renewal can run
+// in between and find it gone. lost waits a third of the ttl for that.
+func (q *Queue) lost(site string, l *lease, ttl time.Duration) {
+	grace := time.NewTimer(max(ttl/3, time.Millisecond))
+	defer grace.Stop()
+	select {
+	case <-l.stop:
+	case <-grace.C:
+		q.log.Warn("redisqueue: lease lost", "site", site)
 	}
 }
 
