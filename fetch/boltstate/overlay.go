@@ -1,9 +1,9 @@
 package boltstate
 
 import (
+	"hash/maphash"
 	"maps"
 	"slices"
-	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -15,11 +15,13 @@ type layer struct {
 	buckets map[string]*layerBucket
 	bytes   int            // what the layer's writes add up to, for the checkpoint threshold (see apply)
 	room    map[string]int // keys of each bucket in the layer before (see next)
+	arena   arena          // the keys and values of its buckets
+	seed    maphash.Seed   // of its tables' hashes
 }
 
 type layerBucket struct {
-	dropped bool              // the bucket was dropped: the layers below and the file do not count
-	keys    map[string][]byte // nil value: deleted
+	dropped bool   // the bucket was dropped: the layers below and the file do not count
+	keys    *table // a nil value: deleted
 	seq     uint64
 	hasSeq  bool
 }
@@ -35,7 +37,7 @@ const (
 	bucketOverhead = 160
 )
 
-func newLayer() *layer { return &layer{buckets: map[string]*layerBucket{}} }
+func newLayer() *layer { return &layer{buckets: map[string]*layerBucket{}, seed: maphash.MakeSeed()} }
 
 // next returns a new empty layer to follow l: a bucket it writes is made
 // with room for as many keys as l's held (a crawl writes at a steady pace,
@@ -44,7 +46,7 @@ func (l *layer) next() *layer {
 	n := newLayer()
 	n.room = make(map[string]int, len(l.buckets))
 	for name, b := range l.buckets {
-		n.room[name] = len(b.keys)
+		n.room[name] = b.keys.len()
 	}
 	return n
 }
@@ -52,7 +54,7 @@ func (l *layer) next() *layer {
 func (l *layer) bucket(name string) *layerBucket {
 	b := l.buckets[name]
 	if b == nil {
-		b = &layerBucket{keys: make(map[string][]byte, l.room[name])}
+		b = &layerBucket{keys: newTable(&l.arena, l.seed, l.room[name])}
 		l.buckets[name] = b
 		l.bytes += len(name) + bucketOverhead
 	}
@@ -66,7 +68,7 @@ func (l *layer) get(bucket, key string) (val []byte, decided bool) {
 	if b == nil {
 		return nil, false
 	}
-	if v, ok := b.keys[key]; ok {
+	if v, ok := b.keys.get(key); ok {
 		return v, true
 	}
 	return nil, b.dropped
@@ -98,11 +100,11 @@ func (l *layer) apply(c change) {
 		if c.kind == opPut && v == nil {
 			v = []byte{}
 		}
-		b.keys[c.key] = v
+		b.keys.set(c.key, v)
 	case opSequence:
 		b.seq, b.hasSeq = c.seq, true
 	case opDropBucket:
-		clear(b.keys)
+		b.keys.clear()
 		b.dropped, b.seq, b.hasSeq = true, 0, false
 	}
 }
@@ -117,26 +119,23 @@ func (l *layer) applyTo(tx *bbolt.Tx) error {
 				return err
 			}
 		}
-		if len(b.keys) == 0 && !b.hasSeq {
+		if b.keys.len() == 0 && !b.hasSeq {
 			continue
 		}
 		bk, err := tx.CreateBucketIfNotExists([]byte(name))
 		if err != nil {
 			return err
 		}
-		// One pass over the map, in its own order, then a sort of the
-		// entries: looking each sorted key up in the map again cost a
-		// cache miss a key.
-		entries := make([]entry, 0, len(b.keys))
-		for k, v := range b.keys {
-			entries = append(entries, entry{k, v})
-		}
-		slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-		for _, e := range entries {
-			if e.val == nil {
-				err = bk.Delete([]byte(e.key))
+		refs := b.keys.refs()
+		slices.SortFunc(refs, l.arena.compare)
+		for _, r := range refs {
+			// The arena's bytes stay as they are until the layer goes,
+			// after the transaction: bbolt may keep them until it commits.
+			key, val := l.arena.entry(r)
+			if val == nil {
+				err = bk.Delete(key)
 			} else {
-				err = bk.Put([]byte(e.key), e.val)
+				err = bk.Put(key, val)
 			}
 			if err != nil {
 				return err
@@ -151,12 +150,6 @@ func (l *layer) applyTo(tx *bbolt.Tx) error {
 	return nil
 }
 
-// entry is a key of a layer's bucket and its value (nil: deleted).
-type entry struct {
-	key string
-	val []byte
-}
-
 // merged returns the entries of bucket that the layers (top first) decide,
 // and whether they decide the whole bucket (a layer dropped it).
 func merged(bucket string, layers ...*layer) (map[string][]byte, bool) {
@@ -169,9 +162,10 @@ func merged(bucket string, layers ...*layer) (map[string][]byte, bool) {
 		if b == nil {
 			continue
 		}
-		for k, v := range b.keys {
-			if _, ok := out[k]; !ok {
-				out[k] = v
+		for _, r := range b.keys.refs() {
+			k, v := l.arena.entry(r)
+			if _, ok := out[string(k)]; !ok {
+				out[string(k)] = v
 			}
 		}
 		if b.dropped {
