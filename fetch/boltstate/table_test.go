@@ -92,6 +92,17 @@ func TestTable_HashCollision(t *testing.T) {
 	if _, ok := tb.get("k3"); ok {
 		t.Error("get(k3), never set: ok")
 	}
+	refs := tb.refs()
+	if tb.len() != len(refs) {
+		t.Errorf("len = %d, refs %d: the overflow counts in both", tb.len(), len(refs))
+	}
+	if !slices.ContainsFunc(refs, func(r ref) bool { k, v := a.entry(r); return string(k) == "k2" && v == nil }) {
+		t.Error("refs lack k2's latest entry (its deletion), kept in overflow")
+	}
+	tb.clear()
+	if _, ok := tb.get("k2"); ok || tb.len() != 0 {
+		t.Errorf("after clear: len %d, get(k2) found", tb.len())
+	}
 }
 
 // An entry's key and value are cut to their own bytes: appending to one
@@ -103,10 +114,31 @@ func TestArena_EntriesCapped(t *testing.T) {
 	k, v := a.entry(r1)
 	_ = append(k, 'X')
 	_ = append(v, 'Y')
-	if k2, v2 := a.entry(r2); string(k2) != "b" || string(v2) != "2" {
-		t.Errorf("second entry = %q, %q after appending to the first; want b, 2", k2, v2)
+	for _, e := range []struct {
+		r        ref
+		key, val string
+	}{{r1, "a", "1"}, {r2, "b", "2"}} {
+		if k, v := a.entry(e.r); string(k) != e.key || string(v) != e.val {
+			t.Errorf("entry = %q, %q after appending to the first's key and value; want %s, %s", k, v, e.key, e.val)
+		}
 	}
 	if _, v := a.entry(a.add("c", []byte{})); v == nil || len(v) != 0 {
 		t.Errorf("an empty value reads as %v (nil %v); want empty, not deleted", v, v == nil)
+	}
+}
+
+// An entry stays where it was written: an entry that does not fit in what
+// is left of a block starts the next one, so bbolt may keep the slices it
+// was given until it commits, and a value read stays the arena's.
+func TestArena_EntriesNeverMove(t *testing.T) {
+	var a arena
+	r1 := a.add("k", make([]byte, blockSize-entryHeader-1-10)) // leaves 10 bytes of the block
+	_, before := a.entry(r1)
+	r2 := a.add("k2", []byte("v")) // 11 bytes
+	if _, after := a.entry(r1); &after[0] != &before[0] {
+		t.Error("the first entry moved when the second was added")
+	}
+	if r2>>32 != 1 || len(a.blocks) != 2 {
+		t.Errorf("the second entry is in block %d of %d; want block 1, the first full", r2>>32, len(a.blocks))
 	}
 }
