@@ -142,3 +142,34 @@ func TestArena_EntriesNeverMove(t *testing.T) {
 		t.Errorf("the second entry is in block %d of %d; want block 1, the first full", r2>>32, len(a.blocks))
 	}
 }
+
+// FuzzTable runs the writes the input spells (three bytes a write: a key
+// out of 16, whether it deletes, a value's length) on a table and on a
+// map, and compares every key's value after each write.
+func FuzzTable(f *testing.F) {
+	f.Add([]byte{0, 0, 3, 1, 0, 0, 0, 1, 0, 2, 0, 255})
+	f.Add(bytes.Repeat([]byte{7, 0, 200}, 50))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var a arena
+		tb := newTable(&a, maphash.MakeSeed(), 0)
+		want := map[string][]byte{}
+		for i := 0; i+2 < len(ops); i += 3 {
+			key := fmt.Sprintf("k%d", ops[i]%16)
+			var val []byte
+			if ops[i+1]%4 != 0 { // a put; else a deletion
+				val = bytes.Repeat([]byte{byte(i)}, int(ops[i+2]))
+			}
+			tb.set(key, val)
+			want[key] = val
+			for k, w := range want {
+				got, ok := tb.get(k)
+				if !ok || !bytes.Equal(got, w) || (got == nil) != (w == nil) {
+					t.Fatalf("after write %d: get(%s) = %v (nil %v), %v; want %v (nil %v)", i/3, k, got, got == nil, ok, w, w == nil)
+				}
+			}
+			if tb.len() != len(want) {
+				t.Fatalf("after write %d: len %d, want %d", i/3, tb.len(), len(want))
+			}
+		}
+	})
+}
