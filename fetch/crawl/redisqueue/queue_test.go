@@ -1091,6 +1091,9 @@ func TestQueue_LeaseTTL(t *testing.T) {
 	} {
 		t.Run(c.ttl.String(), func(t *testing.T) {
 			rdb := needRedis(t)
+			// The expiry read is the Lease's own: a renewal (every
+			// millisecond at the shortest ttl) would move it.
+			rdb.AddHook(noRenewHook{})
 			q := open(t, rdb, crawlName())
 			mustAdd(t, q, items("http://a.test/1"), 0)
 			it, _, ok, err := q.Lease(ctx, t0, c.ttl)
@@ -1102,6 +1105,24 @@ func TestQueue_LeaseTTL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noRenewHook fails every renewal without sending it.
+type noRenewHook struct{}
+
+func (noRenewHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (noRenewHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if args := cmd.Args(); len(args) > 1 && args[0] == "evalsha" && args[1] == renewScript.Hash() {
+			err := errors.New("renewal not sent (test)")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+func (noRenewHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // Adding or marking no items is no round trip.
