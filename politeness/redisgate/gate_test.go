@@ -353,6 +353,7 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 		}
 		wait(50 * time.Millisecond) // on a busy machine one try may end before its first look
 	}
+	flushWakes(t, waiter, holder)
 	h.n.Store(0)
 	wait(800 * time.Millisecond)
 	if n := h.n.Load(); n > 2 {
@@ -386,6 +387,7 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = l.Release(politeness.State{})
+	flushWakes(t, waiter, ahead)
 	rdb := newClient(t, addr)
 	queueTicket(t, rdb, ahead, queued, "ahead", rdb.Time(ctx).Val())
 	h.n.Store(0)
@@ -396,6 +398,29 @@ func TestGate_WaitsWithoutPolling(t *testing.T) {
 	}
 	if n := h.n.Load(); n > 2 {
 		t.Errorf("waiting 800ms behind another process's turn took %d commands, want 2 (look, leave): polling", n)
+	}
+}
+
+// flushWakes returns once every wake published before it has reached
+// waiter's subscription. A release's wake arrives when it will: one that
+// arrives while the waiter waits for that host makes it look again, an
+// extra command that is not polling (a queued waiter once counted 3 so on
+// a loaded machine). Wakes come on one channel, in order, so once a wake
+// publisher sends after them has arrived, they all have.
+func flushWakes(t *testing.T, waiter, publisher *Gate) {
+	t.Helper()
+	const host = "http://flush.test:80"
+	woken := waiter.listen(host)
+	defer waiter.unlisten(host)
+	l, err := publisher.Acquire(context.Background(), host, proceed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Release(politeness.State{})
+	select {
+	case <-woken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the flush's wake never reached the waiter")
 	}
 }
 
