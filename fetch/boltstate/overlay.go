@@ -21,7 +21,7 @@ type layer struct {
 
 type layerBucket struct {
 	dropped bool   // the bucket was dropped: the layers below and the file do not count
-	keys    *table // a nil value: deleted
+	keys    *table // its keys and values (a nil value: deleted)
 	seq     uint64
 	hasSeq  bool
 }

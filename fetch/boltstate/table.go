@@ -32,25 +32,18 @@ func (t *table) len() int { return len(t.index) + len(t.overflow) }
 // get returns key's value, nil if key is deleted; ok is false when the
 // table does not hold key. The value is the table's: not to be changed.
 func (t *table) get(key string) (val []byte, ok bool) {
-	r, ok := t.find(key)
+	r, ok := t.index[maphash.String(t.seed, key)]
 	if !ok {
+		return nil, false
+	}
+	if k, v := t.a.entry(r); string(k) == key {
+		return v, true
+	}
+	if r, ok = t.overflow[key]; !ok {
 		return nil, false
 	}
 	_, val = t.a.entry(r)
 	return val, true
-}
-
-// find returns the ref of key's latest entry.
-func (t *table) find(key string) (ref, bool) {
-	r, ok := t.index[maphash.String(t.seed, key)]
-	if !ok {
-		return 0, false
-	}
-	if k, _ := t.a.entry(r); string(k) == key {
-		return r, true
-	}
-	r, ok = t.overflow[key]
-	return r, ok
 }
 
 // set makes val key's value (nil: key is deleted).
