@@ -1,7 +1,9 @@
 package urinorm
 
 import (
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,61 @@ func TestEscapes(t *testing.T) {
 	}
 }
 
+// TestEscapes_EveryByte checks Escapes against the rules as RFC 3986 words
+// them, written out here from its character sets: every one-byte string,
+// and every "%" followed by any two bytes (an escape when both are hex
+// digits, decoded when it names an unreserved character).
+func TestEscapes_EveryByte(t *testing.T) {
+	const (
+		hexDigits  = "0123456789abcdefABCDEF"
+		unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+	)
+	one := func(c byte) string { // a byte outside an escape
+		if c <= 0x20 || c >= 0x7f {
+			return fmt.Sprintf("%%%02X", c)
+		}
+		return string(c)
+	}
+	checked := 0
+	for a := range 256 {
+		if got, want := Escapes(string([]byte{byte(a)})), one(byte(a)); got != want {
+			t.Errorf("Escapes(%q) = %q, want %q", []byte{byte(a)}, got, want)
+		}
+		checked++
+		for b := range 256 {
+			in := string([]byte{'%', byte(a), byte(b)})
+			want := "%" + one(byte(a)) + one(byte(b))
+			if strings.IndexByte(hexDigits, byte(a)) >= 0 && strings.IndexByte(hexDigits, byte(b)) >= 0 {
+				v, _ := strconv.ParseUint(in[1:], 16, 8)
+				if strings.IndexByte(unreserved, byte(v)) >= 0 {
+					want = string(byte(v))
+				} else {
+					want = strings.ToUpper(in)
+				}
+			}
+			if got := Escapes(in); got != want {
+				t.Errorf("Escapes(%q) = %q, want %q", in, got, want)
+			}
+			checked++
+		}
+	}
+	if checked != 256+256*256 {
+		t.Fatalf("checked %d strings, want %d", checked, 256+256*256)
+	}
+}
+
+// Escapes returns a string with nothing to change as it is, without
+// copying it.
+func TestEscapes_NothingToDoAllocatesNothing(t *testing.T) {
+	clean := "/a-b_c.d~e/" + strings.Repeat("x", 64) + "?q=1&r=(2)!*'"
+	if got := Escapes(clean); got != clean {
+		t.Fatalf("Escapes(%q) = %q, want it unchanged", clean, got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = Escapes(clean) }); n != 0 {
+		t.Errorf("Escapes of a path with nothing to change allocates %v times, want 0", n)
+	}
+}
+
 func TestDotSegments(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"/a/b/c", "/a/b/c"},
@@ -33,6 +90,7 @@ func TestDotSegments(t *testing.T) {
 		{"/a//b/../c", "/a//c"},                // an empty segment is a segment
 		{"/a/.../b/..x/.y", "/a/.../b/..x/.y"}, // not dot segments
 		{"/", "/"},
+		{".", "/"}, {"./a", "/a"}, // a path without its first "/" gets it back
 	} {
 		if got := DotSegments(tc.in); got != tc.want {
 			t.Errorf("DotSegments(%q) = %q, want %q", tc.in, got, tc.want)
