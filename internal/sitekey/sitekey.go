@@ -70,7 +70,7 @@ func Host(h string) string {
 		// which it may read differently the next time (a bad punycode label
 		// decodes to another label): apply it until the name is stable, so
 		// that a key is its own key.
-		for range 8 {
+		for range maxIDNAPasses {
 			next, _ := idna.Lookup.ToASCII(h)
 			if next = strings.ToLower(strings.TrimRight(next, ".")); next == h {
 				break
@@ -80,6 +80,13 @@ func Host(h string) string {
 	}
 	return h
 }
+
+// maxIDNAPasses bounds the passes of IDNA over a name it rejects. A pass
+// unwraps one layer of punycode in each label ("xn--xn--a--" is read as
+// "xn--a-", then "a"), and a label DNS accepts (63 bytes at most) holds at
+// most 12 layers, so every name that can be resolved reaches its stable
+// spelling; a longer name costs at most this many passes.
+const maxIDNAPasses = 16
 
 // plain reports whether h is already canonical: lowercase ASCII
 // letters, digits, '-', '_' and '.', no trailing dot and no punycode label
