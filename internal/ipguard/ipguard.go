@@ -3,9 +3,9 @@
 // link-local, unspecified ("this network"), multicast, broadcast and shared
 // (carrier-grade NAT, RFC 6598) ranges, and the other ranges that IANA's
 // special-purpose address registries mark as not globally reachable
-// ("reserved": documentation, benchmarking, IETF protocol assignments,
-// 240.0.0.0/4, discard-only, local-use translation, segment routing,
-// site-local), whatever form the address is written in: IPv4-mapped IPv6
+// ("reserved": documentation, benchmarking, IETF protocol assignments
+// (192.0.0.0/24 and 2001::/23, whole), 240.0.0.0/4, discard-only, dummy,
+// local-use translation, segment routing, site-local), whatever form the address is written in: IPv4-mapped IPv6
 // (::ffff:127.0.0.1), NAT64 (64:ff9b::/96, RFC 6052, which a NAT64 network
 // translates to the IPv4 address it embeds), IPv4-compatible
 // (::a9fe:a9fe), 6to4 (2002::/16, RFC 3056: the relay's IPv4 address) and
@@ -31,7 +31,12 @@ var (
 
 // reserved are the ranges of IANA's IPv4 and IPv6 Special-Purpose Address
 // Registries that are not globally reachable and have no kind of their own
-// above (RFC 6890 and the RFCs named).
+// above (RFC 6890 and the RFCs named). The two blocks of IETF protocol
+// assignments are reserved whole: the registries mark a few ranges in them
+// globally reachable (anycast addresses of PCP, TURN and DNS-SD, AMT
+// relays, AS112, ORCHIDv2 and drone identifiers), none of them a web
+// server's, and refusing 192.0.0.9 and 192.0.0.10 is what this package
+// has always done.
 var reserved = [...]netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments (RFC 6890)
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation, TEST-NET-1 (RFC 5737)
@@ -41,7 +46,8 @@ var reserved = [...]netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved (RFC 1112)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use IPv4/IPv6 translation (RFC 8215): the IPv4 address it maps to is the network's choice
 	netip.MustParsePrefix("100::/64"),        // discard-only (RFC 6666)
-	netip.MustParsePrefix("2001:2::/48"),     // benchmarking (RFC 5180)
+	netip.MustParsePrefix("100:0:0:1::/64"),  // dummy IPv6 prefix
+	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments (RFC 2928), benchmarking 2001:2::/48 (RFC 5180) in it; its Teredo addresses are judged as IPv4 before
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation (RFC 3849)
 	netip.MustParsePrefix("3fff::/20"),       // documentation (RFC 9637)
 	netip.MustParsePrefix("5f00::/16"),       // segment routing SIDs (RFC 9602)

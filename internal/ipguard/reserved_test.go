@@ -9,8 +9,11 @@ import (
 // Address Registries marked not globally reachable that has no kind of its
 // own is "reserved", at its first and last address, with the public
 // address just outside it (RFC 6890, RFC 5737, RFC 2544, RFC 1112, RFC
-// 8215, RFC 6666, RFC 5180, RFC 3849, RFC 9637, RFC 9602, RFC 3879); the
-// limited broadcast address inside 240.0.0.0/4 stays "broadcast".
+// 8215, RFC 6666, RFC 2928, RFC 5180, RFC 3849, RFC 9637, RFC 9602, RFC
+// 3879); the limited broadcast address inside 240.0.0.0/4 stays
+// "broadcast"; the blocks of IETF protocol assignments are reserved whole,
+// the few anycast and identifier ranges in them that the registries mark
+// globally reachable too (no web server is there).
 func TestKind_Reserved(t *testing.T) {
 	for _, tc := range []struct{ addr, kind string }{
 		{"191.255.255.255", ""}, {"192.0.0.0", "reserved"}, {"192.0.0.255", "reserved"}, {"192.0.1.0", ""},
@@ -20,8 +23,14 @@ func TestKind_Reserved(t *testing.T) {
 		{"203.0.112.255", ""}, {"203.0.113.0", "reserved"}, {"203.0.113.255", "reserved"}, {"203.0.114.0", ""},
 		{"239.255.255.255", "multicast"}, {"240.0.0.0", "reserved"}, {"255.255.255.254", "reserved"}, {"255.255.255.255", "broadcast"},
 		{"64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"64:ff9b:1::", "reserved"}, {"64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"64:ff9b:2::", ""},
-		{"ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"100::", "reserved"}, {"100::ffff:ffff:ffff:ffff", "reserved"}, {"100:0:0:1::", ""},
-		{"2001:1:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"2001:2::", "reserved"}, {"2001:2:0:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"2001:2:1::", ""},
+		{"ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"100::", "reserved"}, {"100::ffff:ffff:ffff:ffff", "reserved"},
+		{"100:0:0:1::", "reserved"}, {"100:0:0:1:ffff:ffff:ffff:ffff", "reserved"}, {"100:0:0:2::", ""}, // discard-only, then the dummy prefix
+		{"2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"2001:1::", "reserved"}, {"2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"2001:200::", ""}, // 2001::/23 (2001::/32 is Teredo, below)
+		{"2001:2::", "reserved"}, {"2001:2:0:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"2001:2:1::", "reserved"}, {"2001:10::", "reserved"}, // benchmarking, deprecated ORCHID
+		// Marked globally reachable inside 192.0.0.0/24 and 2001::/23 (PCP,
+		// TURN and DNS-SD anycast, AMT, AS112-v6, ORCHIDv2, drone IDs).
+		{"192.0.0.9", "reserved"}, {"192.0.0.10", "reserved"}, {"2001:1::1", "reserved"}, {"2001:1::2", "reserved"}, {"2001:1::3", "reserved"},
+		{"2001:3::1", "reserved"}, {"2001:4:112::1", "reserved"}, {"2001:20::1", "reserved"}, {"2001:30::1", "reserved"},
 		{"2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"2001:db8::", "reserved"}, {"2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"2001:db9::", ""},
 		{"3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"3fff::", "reserved"}, {"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"3fff:1000::", ""},
 		{"5eff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, {"5f00::", "reserved"}, {"5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "reserved"}, {"5f01::", ""},
@@ -54,7 +63,7 @@ func TestReached_SixToFourAndTeredo(t *testing.T) {
 		{"2001:0:4136:e378:8000:63bf:f7f7:f7f7", "8.8.8.8", ""},
 		{"2001:0:ffff:ffff:ffff:ffff:ffff:ffff", "0.0.0.0", "unspecified"},
 		{"2003::7f00:1", "2003::7f00:1", ""},                                   // past 2002::/16
-		{"2001:1::7f00:1", "2001:1::7f00:1", ""},                               // past 2001::/32
+		{"2001:1::7f00:1", "2001:1::7f00:1", "reserved"},                       // past 2001::/32: in 2001::/23, but nothing embedded
 		{"2001:0:4136:e378:8000:63bf:80ff:fffe%eth0", "127.0.0.1", "loopback"}, // a zone changes nothing
 	} {
 		a := netip.MustParseAddr(tc.addr)
