@@ -467,3 +467,36 @@ func TestAgent_EveryIdentifierCharacter(t *testing.T) {
 		}
 	}
 }
+
+// Target forms at the edges of pathAndQuery: a fragment alone is the empty
+// path, so "/" (the fragment is ignored); a URL with an empty authority
+// ("https:///p", "file:///p") has the path after it (RFC 3986 §3.2: the
+// authority is empty, the path starts at the third slash); a string with
+// no scheme before "://" is not an absolute URL (RFC 3986 §3.1: a scheme
+// is at least one letter) but a relative path, taken from the root.
+func TestAllowed_TargetEdgeForms(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /$\nDisallow: /p\n"))
+	a := Agent{Token: "a"}
+	for _, c := range []struct {
+		target     string
+		disallowed bool
+	}{
+		{"#top", true},       // the path "/"
+		{"#/p", true},        // still "/": the fragment is not the path
+		{"/#top", true},      // "/"
+		{"/q#/p", false},     // "/q"
+		{"https:///p", true}, // the path "/p"
+		{"file:///p?x", true},
+		{"https:///q", false},
+		{"https://?x", false},                // the path "/?x": neither "/" alone nor "/p"
+		{"://example.com/p", false},          // the relative path "/://example.com/p"
+		{"://example.com/", false},           // "/://example.com/"
+		{"https://example.com", true},        // the path "/"
+		{"https://example.com#frag", true},   // "/"
+		{"https://example.com/p#frag", true}, // "/p"
+	} {
+		if got := !r.Allowed(a, c.target); got != c.disallowed {
+			t.Errorf("Allowed(%q): disallowed = %v, want %v", c.target, got, c.disallowed)
+		}
+	}
+}

@@ -296,3 +296,72 @@ func TestPageRulesFromHTML_NoscriptInHead(t *testing.T) {
 		t.Errorf("the meta after a noscript was not read: %+v", got)
 	}
 }
+
+// Only the head's own end tag (or the document's) ends the head: a stray end
+// tag of a head element ("</meta>", "</link>", common in XHTML-style pages;
+// a parse error the HTML parser ignores in the head) does not, so a robots
+// meta after it still counts. Pages that end right after a "<" (or inside
+// "<met") are read without trouble.
+func TestPageRulesFromHTML_EndTagsInHead(t *testing.T) {
+	tests := []struct {
+		name string
+		html string
+		want robots.PageRules
+	}{
+		{"after </meta>", `<head><meta name="robots" content="nofollow"></meta><meta name="robots" content="noindex"></head>`,
+			robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"after </link>", `<html><head><link rel="icon" href="/f.ico"></link><meta name="robots" content="noarchive">`,
+			robots.PageRules{NoArchive: true}},
+		{"after </html>", `<html><head></html><meta name="robots" content="noindex">`, robots.PageRules{}},
+		{"ends in <", `<html><head><`, robots.PageRules{}},
+		{"ends in <m", `<head><m`, robots.PageRules{}},
+		{"ends in <met", `<head><met`, robots.PageRules{}},
+		{"ends in <meta", `<head><meta`, robots.PageRules{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHTML([]byte(tc.html), bothy); got != tc.want {
+				t.Errorf("PageRulesFromHTML(%q) = %+v, want %+v", tc.html, got, tc.want)
+			}
+		})
+	}
+}
+
+// An X-Robots-Tag value led by an empty name (": rule, rule") addresses
+// nobody, whatever follows: not only its first rule is dropped.
+func TestPageRulesFromHeader_EmptyNameDropsWholeValue(t *testing.T) {
+	for _, v := range []string{": noindex, nofollow", ":nofollow,noarchive", ": unavailable_after: 2010-01-01, noindex"} {
+		if got := robots.PageRulesFromHeader(http.Header{"X-Robots-Tag": {v}}, bothy); !got.IsZero() {
+			t.Errorf("X-Robots-Tag: %q = %+v, want nothing", v, got)
+		}
+	}
+}
+
+// Each field line and each member is read on its own: a structured
+// X-Robots-Tag line does not stop the lines after it; a Robots-Tag member
+// that is not a product token (an Inner List, an Integer) is skipped and the
+// members after it still count; a date given to a rule other than
+// unavailable_after is not an unavailable_after.
+func TestPageRulesFromHeader_SkippedPartsDoNotStopTheRest(t *testing.T) {
+	tests := []struct {
+		name string
+		h    http.Header
+		want robots.PageRules
+	}{
+		{"structured X-Robots-Tag line, then a legacy one", http.Header{"X-Robots-Tag": {"*;noindex", "nofollow"}},
+			robots.PageRules{NoIndex: true, NoFollow: true}},
+		{"two structured X-Robots-Tag lines", http.Header{"X-Robots-Tag": {"*;noarchive", "bothybot;nosnippet"}},
+			robots.PageRules{NoArchive: true, NoSnippet: true}},
+		{"inner list member first", http.Header{"Robots-Tag": {"(bothybot);noai, *;noindex"}}, robots.PageRules{NoIndex: true}},
+		{"integer member first", http.Header{"Robots-Tag": {"1;noai, *;nofollow"}}, robots.PageRules{NoFollow: true}},
+		{"a date for max-snippet", http.Header{"X-Robots-Tag": {"nosnippet, max-snippet: 2010-01-01"}}, robots.PageRules{NoSnippet: true}},
+		{"a date for an unknown rule", http.Header{"X-Robots-Tag": {"noarchive, rule: 2010-01-01, noai"}}, robots.PageRules{NoArchive: true, NoAI: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := robots.PageRulesFromHeader(tc.h, bothy); got != tc.want {
+				t.Errorf("PageRulesFromHeader(%q) = %+v, want %+v", tc.h, got, tc.want)
+			}
+		})
+	}
+}

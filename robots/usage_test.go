@@ -468,3 +468,53 @@ func TestUsage_Boundaries(t *testing.T) {
 		t.Errorf("Get(search) = %v, want disallow", v)
 	}
 }
+
+// What is skipped is skipped alone: a key whose value is not an Item (an
+// Inner List) says nothing, and the keys after it still count
+// (draft-ietf-aipref-vocab §6: any other value is ignored); a purpose token
+// without a group is Unknown, and the purpose tokens after it still count;
+// a group of the agent whose Content-Usage rules do not match the path does
+// not hide the rules of its other groups (RFC 9309 §2.2.1 merges them).
+func TestRobotsUsage_SkippedPartsDoNotStopTheRest(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want robots.Usage
+	}{
+		{"search=(y n), ai-use=n, train-ai=n", usage(robots.AIInput, robots.Disallowed, robots.TrainAI, robots.Disallowed)},
+		{"search=y, ai-use=(n), train-ai=n", usage(robots.Search, robots.Allowed, robots.TrainAI, robots.Disallowed)},
+	} {
+		if got := robots.ParseUsage(tc.in); got != tc.want {
+			t.Errorf("ParseUsage(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+
+	r := robots.Parse([]byte("User-agent: Example-Extended\nDisallow: /\n"))
+	a := robots.Agent{Token: "ExampleBot", PurposeTokens: []robots.PurposeToken{
+		{Purpose: robots.TrainAI, Token: "Example-Nobody"},
+		{Purpose: robots.AIInput, Token: "Example-Extended"},
+	}}
+	if got, want := r.Usage(a, "/page"), usage(robots.AIInput, robots.Disallowed); got != want {
+		t.Errorf("purpose tokens, the first without a group: Usage = %v, want %v", got, want)
+	}
+
+	const merged = `User-agent: ExampleBot
+Content-Usage: /private/ train-ai=n
+Disallow: /tmp/
+
+User-agent: ExampleBot
+Content-Usage: /blog/ train-ai=y, search=y
+`
+	r = robots.Parse([]byte(merged))
+	for _, tc := range []struct {
+		target string
+		want   robots.Usage
+	}{
+		{"/blog/post", usage(robots.TrainAI, robots.Allowed, robots.Search, robots.Allowed)},
+		{"/private/x", usage(robots.TrainAI, robots.Disallowed)},
+		{"/other", robots.Usage{}},
+	} {
+		if got := r.Usage(robots.Agent{Token: "ExampleBot"}, tc.target); got != tc.want {
+			t.Errorf("merged groups, %s: Usage = %v, want %v", tc.target, got, tc.want)
+		}
+	}
+}
