@@ -3,7 +3,7 @@ module github.com/goodbot-go/goodbot
 go 1.26.0
 
 require (
-	github.com/dunglas/httpsfv v1.0.2
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/lestrrat-go/jwx/v2 v2.1.7
 	github.com/prometheus/client_golang v1.24.1
