@@ -3,6 +3,7 @@ package challenge
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/textproto"
 )
@@ -198,6 +199,9 @@ func compile(rules Rules) *compiled {
 		}
 		cr := compiledRule{name: r.Name, vendor: r.Vendor, kind: r.Kind, maxBody: r.MaxBody, maxText: r.MaxText, bareForm: r.BareForm, html: r.HTML}
 		c.enough = max(c.enough, r.MaxText)
+		if r.BareForm && r.MaxText <= 0 {
+			c.enough = math.MaxInt // its form is looked for in the whole page
+		}
 		cr.status = append([]int(nil), r.Status...)
 		for _, s := range r.Status {
 			cr.statusLabels = append(cr.statusLabels, statusLabel(s))
