@@ -219,17 +219,30 @@ func (p *Policy) isRateLimit(status int) bool {
 // counted. A transport keeping one idle connection per host for at least
 // this long can reuse it for every paced request to that host.
 func (p *Policy) LongestGap() time.Duration {
-	d := max(p.minDelay(), p.maxCrawlDelay())
-	for range p.maxSlowdown() {
+	return plus(doubled(max(p.minDelay(), p.maxCrawlDelay()), p.maxSlowdown()), p.Jitter)
+}
+
+// doubled returns d·2^n for d >= 0, saturating at maxDuration.
+func doubled(d time.Duration, n int) time.Duration {
+	for range n {
 		if d > maxDuration/2 {
 			return maxDuration
 		}
 		d *= 2
 	}
-	if p.Jitter > 0 && d <= maxDuration-p.Jitter {
-		d += p.Jitter
-	}
 	return d
+}
+
+// plus returns d+e for d >= 0 (a negative e adds nothing), saturating at
+// maxDuration.
+func plus(d, e time.Duration) time.Duration {
+	switch {
+	case e <= 0:
+		return d
+	case d > maxDuration-e:
+		return maxDuration
+	}
+	return d + e
 }
 
 // baseDelay is max(MinDelay, min(crawl, MaxCrawlDelay)).
@@ -243,14 +256,7 @@ func (p *Policy) baseDelay(crawl time.Duration, ok bool) time.Duration {
 
 // backoff is DefaultBackoff * 2^(strikes-1), saturating.
 func (p *Policy) backoff(strikes int) time.Duration {
-	d := p.defaultBackoff()
-	for i := 1; i < strikes; i++ {
-		if d > maxDuration/2 {
-			return maxDuration
-		}
-		d *= 2
-	}
-	return d
+	return doubled(p.defaultBackoff(), strikes-1)
 }
 
 const maxDuration = time.Duration(1<<63 - 1)

@@ -21,6 +21,9 @@ func TestRetryAfter_B6_H4_S6(t *testing.T) {
 		{"zero", "0", "", 0, true},
 		{"huge saturates", "99999999999999999999", "", time.Duration(1<<63 - 1), true},
 		{"beyond a Duration saturates", "10000000000", "", time.Duration(1<<63 - 1), true}, // fits an int64, not in nanoseconds
+		// 9223372036 s is the longest whole number of seconds a Duration holds.
+		{"largest that fits", "9223372036", "", 9223372036 * time.Second, true},
+		{"one more saturates", "9223372037", "", time.Duration(1<<63 - 1), true},
 		{"now", date(now), "", 0, true},
 		{"negative", "-5", "", 0, false},
 		{"fraction", "1.5", "", 0, false},
@@ -87,6 +90,10 @@ func TestPolicy_LongestGap(t *testing.T) {
 		{"jitter adds", politeness.Policy{MaxSlowdown: -1, Jitter: 5 * time.Second}, 65 * time.Second},
 		{"no delay at all", politeness.Policy{MinDelay: -1, MaxCrawlDelay: time.Second, MaxSlowdown: -1}, time.Second},
 		{"saturates", politeness.Policy{MaxCrawlDelay: 1 << 61, MaxSlowdown: 16, Jitter: time.Hour}, time.Duration(1<<63 - 1)},
+		// Exact products and sums that fit in a Duration do not saturate.
+		{"doubled to one below the largest Duration", politeness.Policy{MaxCrawlDelay: (1<<63 - 1) / 2, MaxSlowdown: 1}, 1<<63 - 2},
+		{"jitter up to the largest Duration", politeness.Policy{MaxCrawlDelay: 1<<63 - 1 - 5*time.Second, MaxSlowdown: -1, Jitter: 5 * time.Second}, 1<<63 - 1},
+		{"jitter past the largest Duration saturates", politeness.Policy{MaxCrawlDelay: 1 << 62, MaxSlowdown: -1, Jitter: 1 << 62}, 1<<63 - 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,8 @@ func TestParseQuota_PreStandardFields(t *testing.T) {
 		{"the longer pause of two pairs", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"10"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"40"}}, politeness.Quota{Pause: 40 * s}},
 		{"the longer pause of two pairs, longer first", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"40"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"10"}}, politeness.Quota{Pause: 40 * s}},
 		{"a reset of 2^63 ns saturates", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"9223372036.854775808"}, "Date": {"Thu, 01 Jan 1970 00:00:00 GMT"}}, politeness.Quota{Pause: 1<<63 - 1}},
+		{"an unusable pair does not hide the other", http.Header{"Ratelimit-Remaining": {"none"}, "Ratelimit-Reset": {"30"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"40"}}, politeness.Quota{Pause: 40 * s}},
+		{"an unusable reset does not hide the other pair", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"soon"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"40"}}, politeness.Quota{Pause: 40 * s}},
 		{"the wider gap of two pairs", http.Header{"Ratelimit-Remaining": {"10"}, "Ratelimit-Reset": {"10"}, "X-Ratelimit-Remaining": {"2"}, "X-Ratelimit-Reset": {"10"}}, politeness.Quota{Gap: 5 * s, GapFor: 10 * s}},
 		{"the standard fields win", http.Header{"Ratelimit": {`"d";r=50;t=30`}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"60"}}, politeness.Quota{Gap: 600 * time.Millisecond, GapFor: 30 * s}},
 		{"a standard policy alone wins too", http.Header{"Ratelimit-Policy": {`"d";q=100;w=10`}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"60"}}, politeness.Quota{Gap: 100 * time.Millisecond, GapFor: 10 * s}},

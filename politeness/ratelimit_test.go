@@ -45,6 +45,9 @@ func TestParseQuota(t *testing.T) {
 		{"inner list ignored", []string{`("a" "b");r=0;t=30`}, nil, politeness.Quota{}},
 		{"missing r ignored", []string{`"default";t=30`}, nil, politeness.Quota{}},
 		{"huge t saturates", []string{`"default";r=0;t=999999999999999`}, nil, politeness.Quota{Pause: 1<<63 - 1}},
+		// 9223372036 s is the longest whole number of seconds a Duration holds: no saturation.
+		{"largest t that fits", []string{`"default";r=0;t=9223372036`}, nil, politeness.Quota{Pause: 9223372036 * s}},
+		{"one more second saturates", []string{`"default";r=0;t=9223372037`}, nil, politeness.Quota{Pause: 1<<63 - 1}},
 		// Boundaries and ties: each case fails under a one-step change of the rule.
 		{"one left is a gap, not a pause", []string{`"default";r=1;t=10`}, nil, politeness.Quota{Gap: 10 * s, GapFor: 10 * s}},
 		{"longest pause of two, longer first", []string{`"a";r=0;t=30, "b";r=0;t=10`}, nil, politeness.Quota{Pause: 30 * s}},
@@ -113,6 +116,10 @@ func TestParseQuota_FieldLimits(t *testing.T) {
 		{"4097 bytes", []string{sized(4097)}, false},
 		{"16 items", []string{items(16)}, true},
 		{"17 items", []string{items(17)}, false},
+		// Field lines of one field are one field (RFC 9110 section 5.3): the
+		// 4 KiB bound is on all of them together.
+		{"two lines of 2000 bytes", []string{sized(2000), sized(2000)}, true},
+		{"two lines of 2049 bytes", []string{sized(2049), sized(2049)}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -452,4 +459,37 @@ func TestTransport_RateLimitQuotaForgottenAfterReset(t *testing.T) {
 			t.Errorf("after the reset: QuotaGap %v, QuotaUntil %v; want both zero", st.QuotaGap, st.QuotaUntil)
 		}
 	})
+}
+
+// TestTransport_GapSaturates: the gap a Transport keeps after a request is
+// max(MinDelay, Crawl-delay)·2^slow-down + jitter, saturating at the
+// largest Duration like Policy.LongestGap: never wrapped round to a short
+// (or negative) gap, nor left undoubled, however large the policy's delays.
+func TestTransport_GapSaturates(t *testing.T) {
+	const largest = time.Duration(1<<63 - 1)
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		policy politeness.Policy
+	}{
+		{"MinDelay plus jitter", 200, nil,
+			politeness.Policy{MinDelay: largest - time.Second, Jitter: time.Hour, MaxSlowdown: -1}},
+		{"MinDelay doubled by a slow-down", 429, http.Header{"Retry-After": {"0"}},
+			politeness.Policy{MinDelay: 5e18, MaxRetryAfter: largest}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := quotaWeb(tc.status, tc.header)
+				gate := &recordingGate{Gate: politeness.NewMemoryGate()}
+				mustGet(t, &http.Client{Transport: &politeness.Transport{Base: w, Gate: gate, Policy: tc.policy}}, hostA)
+				if n := len(w.records()); n != 1 {
+					t.Fatalf("%d requests reached the host, want 1", n)
+				}
+				if got := time.Until(gate.last(t).NotBefore); got != largest {
+					t.Errorf("next request %v after this one, want the largest Duration %v", got, largest)
+				}
+			})
+		})
+	}
 }

@@ -268,3 +268,113 @@ func TestTransport_NextTurn(t *testing.T) {
 		})
 	}
 }
+
+// Paused and Breaker read a HostStatus as plain data: a give-up comes
+// first, then the breaker, then a pause, and each ends at its instant. A
+// pause's reason is the Transport's own only when its pause event set that
+// very pause; one set elsewhere (another process sharing the gate) reads
+// "pause".
+func TestHostStatus_PausedAndBreaker(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	later, muchLater := now.Add(time.Minute), now.Add(time.Hour)
+	tests := []struct {
+		name    string
+		h       politeness.HostStatus
+		reason  string
+		until   time.Time
+		ok      bool
+		breaker string
+	}{
+		{"zero", politeness.HostStatus{}, "", time.Time{}, false, "closed"},
+		{"own pause", politeness.HostStatus{PauseKind: politeness.EventPause, PauseReason: "ratelimit", PauseUntil: later,
+			State: politeness.State{PauseUntil: later}}, "ratelimit", later, true, "closed"},
+		{"pause set elsewhere after our own", politeness.HostStatus{PauseKind: politeness.EventPause, PauseReason: "retry-after", PauseUntil: now.Add(30 * time.Second),
+			State: politeness.State{PauseUntil: later}}, "pause", later, true, "closed"},
+		{"pause ends at its instant", politeness.HostStatus{State: politeness.State{PauseUntil: now}}, "", time.Time{}, false, "closed"},
+		{"breaker before a pause", politeness.HostStatus{State: politeness.State{DownUntil: later, PauseUntil: muchLater}}, "connection errors", later, true, "open"},
+		{"breaker closes at its instant", politeness.HostStatus{State: politeness.State{DownUntil: now}}, "", time.Time{}, false, "closed"},
+		{"give-up before the breaker", politeness.HostStatus{State: politeness.State{GaveUpUntil: muchLater, DownUntil: later}}, "give-up", muchLater, true, "open"},
+		{"give-up ends at its instant", politeness.HostStatus{State: politeness.State{GaveUpUntil: now, PauseUntil: later}}, "pause", later, true, "closed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reason, until, ok := tc.h.Paused(now)
+			if reason != tc.reason || !until.Equal(tc.until) || ok != tc.ok {
+				t.Errorf("Paused = %q, %v, %v; want %q, %v, %v", reason, until, ok, tc.reason, tc.until, tc.ok)
+			}
+			if b := tc.h.Breaker(now); b != tc.breaker {
+				t.Errorf("Breaker = %q, want %q", b, tc.breaker)
+			}
+		})
+	}
+}
+
+// Hosts' bookkeeping forgets a host only when nothing of it is queued or in
+// flight and it has been idle for longer than the idle time (its State
+// expired: a State is kept up to its Expires instant). Over a gate other than
+// a MemoryGate, Hosts shows that bookkeeping alone.
+func TestHosts_SweepKeepsBusyAndRecentHosts(t *testing.T) {
+	const idle = time.Second
+	for _, tt := range []struct {
+		name     string
+		wait     time.Duration // from the end of a.test's first request to the requests elsewhere
+		inFlight bool          // a second request to a.test is on the wire meanwhile
+		kept     bool
+	}{
+		{"idle for exactly the idle time", idle, false, true},
+		{"idle for longer", idle + time.Nanosecond, false, false},
+		{"in flight after a long idle", 2 * idle, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				tr := &politeness.Transport{
+					Gate:   struct{ politeness.Gate }{politeness.NewMemoryGate()}, // not a *MemoryGate
+					Policy: politeness.Policy{MinDelay: -1, IdleTime: idle},
+					Base: rtFunc(func(r *http.Request) (*http.Response, error) {
+						if r.URL.Path == "/slow" {
+							<-release
+						}
+						return answer(200, nil)
+					}),
+				}
+				c := &http.Client{Transport: tr}
+				get := func(u string) {
+					resp, err := c.Get(u)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					resp.Body.Close()
+				}
+				get("http://a.test/")
+				time.Sleep(tt.wait)
+				var wg sync.WaitGroup
+				if tt.inFlight {
+					wg.Go(func() { get("http://a.test/slow") })
+					synctest.Wait()
+				}
+				for range 1100 { // more request ends than between two sweeps
+					get("http://b.test/")
+				}
+				var a *politeness.HostStatus
+				hs := tr.Hosts()
+				for i := range hs {
+					if hs[i].Host == "http://a.test:80" {
+						a = &hs[i]
+					}
+				}
+				switch {
+				case tt.kept && a == nil:
+					t.Errorf("a.test forgotten: %+v", hs)
+				case !tt.kept && a != nil:
+					t.Errorf("a.test kept: %+v", *a)
+				case tt.inFlight && a.InFlight != "http://a.test/slow":
+					t.Errorf("a.test in flight %q, want http://a.test/slow", a.InFlight)
+				}
+				close(release)
+				wg.Wait()
+			})
+		})
+	}
+}

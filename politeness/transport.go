@@ -537,10 +537,7 @@ func (t *Transport) release(l Lease, h *hostTrack, status int, st State, req *ht
 	case t.CrawlDelay != nil:
 		crawl, ok = t.CrawlDelay(req.URL)
 	}
-	gap := t.Policy.baseDelay(crawl, ok)
-	for i := 0; i < st.Slow && gap < maxDuration/2; i++ {
-		gap *= 2
-	}
+	gap := doubled(t.Policy.baseDelay(crawl, ok), st.Slow)
 	if end.Before(st.QuotaUntil) {
 		gap = max(gap, st.QuotaGap)
 	} else {
@@ -551,7 +548,7 @@ func (t *Transport) release(l Lease, h *hostTrack, status int, st State, req *ht
 		if t.rng == nil {
 			t.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 		}
-		gap += time.Duration(t.rng.Int64N(int64(j)))
+		gap = plus(gap, time.Duration(t.rng.Int64N(int64(j))))
 		t.mu.Unlock()
 	}
 	st.NotBefore = end.Add(gap)

@@ -275,6 +275,36 @@ func TestTransport_B6_DefaultBackoffDoubles(t *testing.T) {
 	})
 }
 
+// The default backoff doubles exactly while the result fits in a Duration
+// and saturates beyond: half the largest Duration, doubled, is one below it.
+func TestTransport_DefaultBackoffSaturates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const largest = time.Duration(1<<63 - 1)
+		var pauses []time.Duration
+		tr := &politeness.Transport{
+			Base:   rtFunc(func(*http.Request) (*http.Response, error) { return answer(503, nil) }),
+			Policy: politeness.Policy{DefaultBackoff: largest / 2, MaxRetryAfter: largest},
+			Observe: func(e politeness.Event) {
+				if e.Kind == politeness.EventPause {
+					pauses = append(pauses, e.Duration)
+				}
+			},
+		}
+		c := &http.Client{Transport: tr}
+		for range 3 {
+			resp, err := c.Get("http://a.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		want := []time.Duration{largest / 2, largest - 1, largest}
+		if len(pauses) != len(want) || pauses[0] != want[0] || pauses[1] != want[1] || pauses[2] != want[2] {
+			t.Errorf("pauses = %v, want %v", pauses, want)
+		}
+	})
+}
+
 func TestTransport_B6_ClampAtMaxRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := pausedWeb(429, http.Header{"Retry-After": {"7200"}}, 1)
