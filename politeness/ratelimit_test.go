@@ -464,7 +464,8 @@ func TestTransport_RateLimitQuotaForgottenAfterReset(t *testing.T) {
 // TestTransport_GapSaturates: the gap a Transport keeps after a request is
 // max(MinDelay, Crawl-delay)·2^slow-down + jitter, saturating at the
 // largest Duration like Policy.LongestGap: never wrapped round to a short
-// (or negative) gap, nor left undoubled, however large the policy's delays.
+// (or negative) gap, nor left undoubled, however large the policy's delays
+// or the spacing a site's quota asks for.
 func TestTransport_GapSaturates(t *testing.T) {
 	const largest = time.Duration(1<<63 - 1)
 	for _, tc := range []struct {
@@ -477,6 +478,8 @@ func TestTransport_GapSaturates(t *testing.T) {
 			politeness.Policy{MinDelay: largest - time.Second, Jitter: time.Hour, MaxSlowdown: -1}},
 		{"MinDelay doubled by a slow-down", 429, http.Header{"Retry-After": {"0"}},
 			politeness.Policy{MinDelay: 5e18, MaxRetryAfter: largest}},
+		{"a site's endless quota window plus jitter", 200, http.Header{"Ratelimit": {`"d";r=1;t=99999999999`}},
+			politeness.Policy{MinDelay: time.Second, Jitter: time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
