@@ -38,10 +38,14 @@ func TestDetector_InvalidRuleIsSkippedNotFatal(t *testing.T) {
 }
 
 // TestDetect_RulesWithoutBodyGroups: MaxText, Not and the other page
-// conditions hold for a rule that has no body group (a header rule).
+// conditions hold for a rule that has no body group (a header rule). A bare
+// form without MaxText is looked for in the whole page, past the 1,536
+// bytes of visible text where the layout pass could stop: a search field
+// below a long text is a field a person fills in.
 func TestDetect_RulesWithoutBodyGroups(t *testing.T) {
 	h := http.Header{"X-Wall": {"1"}}
 	long := "<p>" + strings.Repeat("An ordinary article paragraph. ", 20) + "</p>"
+	longer := "<p>" + strings.Repeat("An ordinary article paragraph. ", 200) + "</p>" // 6,000 bytes of text
 	for _, tt := range []struct {
 		name string
 		rule Rule
@@ -54,6 +58,9 @@ func TestDetect_RulesWithoutBodyGroups(t *testing.T) {
 		{"Not present", Rule{Not: []string{"type=\"password\""}}, `<form><input type="password"></form>`, false},
 		{"HTML, page", Rule{HTML: true}, "<p>x</p>", true},
 		{"HTML, plain text", Rule{HTML: true}, "x", false},
+		{"bare form after long text", Rule{BareForm: true}, longer + `<form><input type="hidden" name="t"><button>Go</button></form>`, true},
+		{"text field after long text", Rule{BareForm: true}, longer + `<form><input type="text" name="q"></form>`, false},
+		{"text field before long text", Rule{BareForm: true}, `<form><input type="text" name="q"></form>` + longer, false},
 	} {
 		r := tt.rule
 		r.Name, r.Vendor, r.Kind, r.Header = "x/header", "x", Block, []HeaderMatch{{Name: "X-Wall"}}
@@ -274,32 +281,6 @@ func TestLayout_RawTextEndAtBufferEnd(t *testing.T) {
 		layout(b[:len(b):len(b)], occ, 1<<30)
 		if occ[0].place == 99 {
 			t.Errorf("%q: occurrence not placed", page)
-		}
-	}
-}
-
-// TestDetect_BareFormJudgedOnTheWholePage: a rule that asks for a bare
-// form without bounding the text judges the whole page, not the part
-// before the layout pass could stop: a long page whose search field comes
-// after its text has a field a person fills in, so it is no bare form.
-func TestDetect_BareFormJudgedOnTheWholePage(t *testing.T) {
-	h := http.Header{"X-Wall": {"1"}}
-	long := "<p>" + strings.Repeat("An ordinary article paragraph. ", 200) + "</p>"
-	for _, tt := range []struct {
-		name string
-		body string
-		want bool
-	}{
-		{"bare form after long text", long + `<form><input type="hidden" name="t"><button>Go</button></form>`, true},
-		{"text field after long text", long + `<form><input type="text" name="q"></form>`, false},
-		{"text field first", `<form><input type="text" name="q"></form>` + long, false},
-	} {
-		if len(tt.body) < 4*1536 {
-			t.Fatalf("%s: %d bytes, want a page past the layout pass's early stop", tt.name, len(tt.body))
-		}
-		d := &Detector{Rules: Rules{{Name: "x/form", Vendor: "x", Kind: Block, Header: []HeaderMatch{{Name: "X-Wall"}}, BareForm: true}}}
-		if v := d.Detect(200, h, []byte(tt.body)); v.Blocked != tt.want {
-			t.Errorf("%s: %+v, want blocked %v", tt.name, v, tt.want)
 		}
 	}
 }
