@@ -43,3 +43,22 @@ func TestReader_CharRefAcrossReads(t *testing.T) {
 		})
 	}
 }
+
+// TestReader_CharRefCutByAnyRead: a character reference is decoded
+// wherever a read ends, including inside the reference with text before
+// it in the same read (XML 1.0 section 4.1: a reference is one token,
+// however the bytes arrive).
+func TestReader_CharRefCutByAnyRead(t *testing.T) {
+	const want = "https://a.test/some/long/path?a=1&b=2&c=3"
+	in := `<urlset><url><loc>https://a.test/some/long/path?a=1&amp;b=2&#38;c=3</loc></url></urlset>`
+	for n := 1; n <= len(in); n++ {
+		r := NewReader(chunkReader{strings.NewReader(in), n}, nil)
+		var got []string
+		for r.Next() {
+			got = append(got, r.Entry().Loc)
+		}
+		if len(got) != 1 || got[0] != want || r.Err() != nil {
+			t.Errorf("reads of %d bytes: got %q, %v; want [%s]", n, got, r.Err(), want)
+		}
+	}
+}

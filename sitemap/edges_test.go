@@ -79,6 +79,7 @@ func TestDiff_TrustThresholds(t *testing.T) {
 			}
 			return out
 		}(), 0, 0, false},
+		{"1 of 20 moved pages near the read, the rest spread", append(spread(19, jan.Add(time.Hour)), read), 0, 0, false},
 		{"1 of 100 dated in the future", same(1, read.Add(48*time.Hour)), 99, 0, false},
 		{"2 of 100 dated in the future", same(2, read.Add(48*time.Hour)), 98, 0, true},
 		{"23.5 hours ahead is not the future", same(2, read.Add(23*time.Hour+30*time.Minute)), 98, 0, false},
@@ -195,7 +196,10 @@ func TestReader_EntryChecks(t *testing.T) {
 	if len(got) != 1 || got[0].Loc != loc30 || r.Invalid() != 1 {
 		t.Errorf("MaxLocBytes 30: got %q, Invalid = %d; want the 30-byte URL only", locs(got), r.Invalid())
 	}
-	for in, want := range map[string]float64{"1.5": 0.5, "1.0": 1, "-0.1": 0.5, "0.25": 0.25, "2": 0.5} {
+	// sitemaps.org: "Valid values range from 0.0 to 1.0", default 0.5;
+	// the Entry doc: 0.5 when unparseable or outside that range.
+	for in, want := range map[string]float64{"1.5": 0.5, "1.0": 1, "-0.1": 0.5, "0.25": 0.25, "2": 0.5,
+		"0": 0, "1": 1, "0.0": 0, "0.00": 0, "1.00": 1, "0.9": 0.9, "0,3": 0.5, "0./": 0.5, "0.:": 0.5, "1.1": 0.5, "&#9;0.4&#10;": 0.4} {
 		got, _ := collect(t, []byte("<urlset><url><loc>https://e.test/</loc><priority>"+in+"</priority></url></urlset>"), nil)
 		if len(got) != 1 || got[0].Priority != want {
 			t.Errorf("priority %s: %+v, want %v", in, got, want)

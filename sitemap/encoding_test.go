@@ -132,3 +132,41 @@ func TestReader_EncodingErrors(t *testing.T) {
 		}
 	}
 }
+
+// repeatUTF16 is an endless source of one UTF-16 code unit, little-endian.
+type repeatUTF16 struct {
+	unit uint16
+	odd  bool // the next byte is the unit's high byte
+}
+
+func (s *repeatUTF16) Read(p []byte) (int, error) {
+	for i := range p {
+		if s.odd {
+			p[i] = byte(s.unit >> 8)
+		} else {
+			p[i] = byte(s.unit)
+		}
+		s.odd = !s.odd
+	}
+	return len(p), nil
+}
+
+// TestUTF16Reader_FixedMemory: the UTF-16 decoder works "in fixed memory"
+// (its doc): once built, reads allocate nothing, even when every code unit
+// becomes three bytes of UTF-8, the most a unit of the Basic Multilingual
+// Plane takes (RFC 3629 section 3: U+0800 to U+FFFF are three bytes).
+func TestUTF16Reader_FixedMemory(t *testing.T) {
+	d := newUTF16Reader(&repeatUTF16{unit: 0x4e2d}, false) // U+4E2D, "中"
+	p := make([]byte, 64<<10)
+	want := bytes.Repeat([]byte("中"), 1<<10)
+	read := func() {
+		n, err := d.Read(p)
+		if err != nil || n%3 != 0 || n < len(want) || !bytes.Equal(p[:len(want)], want) {
+			t.Fatalf("Read = %d, %v; want UTF-8 of U+4E2D, %d bytes or more", n, err, len(want))
+		}
+	}
+	read()
+	if n := testing.AllocsPerRun(20, read); n != 0 {
+		t.Errorf("allocations per Read = %v, want 0", n)
+	}
+}

@@ -17,6 +17,16 @@ func TestReader_JunkLocs(t *testing.T) {
 		{"numeric after double escape", "https://a.test/&amp;#47;x"},
 		{"entity in CDATA", "<![CDATA[https://a.test/?a=1&amp;b=2]]>"},
 		{"entity with dots", "https://a.test/&x.y-z;"},
+		// XML 1.0 section 2.3: a Name starts with a letter of either case.
+		{"double escaped upper-case entity", "https://a.test/K&amp;Auml;se"},
+		{"upper-case entity, last letter", "https://a.test/&amp;Zeta;"},
+		{"entity starting with '_'", "https://a.test/&amp;_x;"},
+		{"double escaped reference with leading zero", "https://a.test/&amp;#0047;x"},
+		{"double escaped reference to 9", "https://a.test/&amp;#9;x"},
+		// XML 1.0 section 4.1: a character reference must name a Char
+		// (section 2.2), which no surrogate and nothing past U+10FFFF is.
+		{"surrogate reference", "https://a.test/a&#xD800;b"},
+		{"reference past U+10FFFF", "https://a.test/a&#x110000;b"},
 		{"space reference inside", "https://a.test/a&#32;b"},
 		{"trailing space reference", "https://a.test/a&#x20;"},
 		{"leading space reference", "&#32;https://a.test/a"},
@@ -46,7 +56,7 @@ func TestReader_JunkLocs(t *testing.T) {
 	}
 	// What stays a URL: decoded predefined entities, a lone '&', a raw
 	// '&' followed by a non-name, raw white space around the loc.
-	for _, loc := range []string{"https://a.test/?a=1&amp;b=2", "https://a.test/?a&b=c;d", "https://a.test/&#x41;", "\n  https://a.test/x \u00a0"} {
+	for _, loc := range []string{"https://a.test/?a=1&amp;b=2", "https://a.test/?a&b=c;d", "https://a.test/&#x41;", "\n  https://a.test/x \u00a0", "https://a.test/a&#;b"} {
 		got, _ := collect(t, []byte(`<urlset><url><loc>`+loc+`</loc></url></urlset>`), nil)
 		if len(got) != 1 {
 			t.Errorf("%q: got %q, want one entry", loc, locs(got))

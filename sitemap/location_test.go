@@ -61,8 +61,50 @@ func TestInScope_DotSegmentEscapes(t *testing.T) {
 	}
 }
 
+// TestResolvePath_NoAllocCommonCase: a path with nothing to resolve (no
+// "." or ".." segment, no encoded or back slash, no empty segment) is
+// returned as is without allocating (resolvePath's doc). Dots inside a
+// segment, or a segment that merely starts or ends with dots, are not dot
+// segments (RFC 3986 section 5.2.4 removes only "." and "..").
 func TestResolvePath_NoAllocCommonCase(t *testing.T) {
-	if n := testing.AllocsPerRun(100, func() { _ = resolvePath("/blog/2024/post.html") }); n != 0 {
-		t.Errorf("allocs = %v", n)
+	for _, p := range []string{
+		"/blog/2024/post.html",
+		"/.well-known/security.txt",
+		"/blog/.hidden",
+		"/blog/v1./post",
+		"/blog/post.",
+		"/blog/post..",
+		"/blog/..post",
+		"/blog/.../post",
+		"/",
+		"",
+	} {
+		if got := resolvePath(p); got != p {
+			t.Errorf("resolvePath(%q) = %q, want it unchanged", p, got)
+		}
+		if n := testing.AllocsPerRun(100, func() { _ = resolvePath(p) }); n != 0 {
+			t.Errorf("resolvePath(%q): allocs = %v, want 0", p, n)
+		}
+	}
+}
+
+// TestInScope_EmptyAuthority: a page URL whose authority is empty
+// ("https:///...", RFC 3986 section 3.2) has no host, so it is on no
+// sitemap's site, whatever follows the empty authority, even a '@' that
+// would read as userinfo if the path were taken for the authority.
+func TestInScope_EmptyAuthority(t *testing.T) {
+	for _, page := range []string{
+		"https:///@a.test",
+		"https:///@a.test/x",
+		"https:///a.test/x",
+		"https://",
+		"://a.test/x",
+	} {
+		if InScope("https://a.test/sitemap.xml", page) {
+			t.Errorf("InScope(%q) = true, want false: no host", page)
+		}
+	}
+	if !InScope("https://a.test/sitemap.xml", "https://u@a.test/x") {
+		t.Error("userinfo before the host: want in scope")
 	}
 }

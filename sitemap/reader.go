@@ -564,6 +564,11 @@ func (r *Reader) skipPast(term []byte, cdata bool) bool {
 		}
 		r.pos = r.end - keep
 		if !r.fill() {
+			if cdata {
+				// The document stops inside the text of a CDATA section,
+				// not in a tag after it: a field's text is cut, not whole.
+				r.inMarkup = false
+			}
 			return false
 		}
 	}

@@ -501,10 +501,28 @@ func TestReader_Truncated(t *testing.T) {
 	}
 	// Cut after the text of a field, inside markup that follows it: the
 	// URL is complete and kept, then the truncation is reported.
-	for _, tail := range []string{"<", "<lastm", "</lo", "<!-- x", "<?pi x", "<![CDATA[", "<!DOCTYPE x"} {
+	for _, tail := range []string{"<", "<lastm", "</lo", "<!-- x", "<?pi x", "<!DOCTYPE x", "<![CDATA[/2]]></lo"} {
 		got, r = collect(t, []byte(`<urlset><url><loc>https://a.test/1`+tail), nil)
-		if fmt.Sprint(locs(got)) != "[https://a.test/1]" || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
-			t.Errorf("cut in %q after the loc text: %q, %v", tail, locs(got), r.Err())
+		want := "[https://a.test/1]"
+		if strings.Contains(tail, "CDATA") {
+			want = "[https://a.test/1/2]"
+		}
+		if fmt.Sprint(locs(got)) != want || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
+			t.Errorf("cut in %q after the loc text: %q, %v; want %s", tail, locs(got), r.Err(), want)
+		}
+	}
+	// Cut inside a CDATA section of a field: its text is cut, as when the
+	// document stops in plain text, so no entry is made of it.
+	for _, doc := range []string{
+		`<urlset><url><loc><![CDATA[https://a.test/abcdef`,
+		`<urlset><url><loc><![CDATA[https://a.test/abcdef]]`,
+		`<urlset><url><loc>https://a.test/1<![CDATA[`,
+		`<urlset><url><loc>https://a.test/1<![CDATA[/2`,
+		`<urlset><url><loc>https://a.test/abcdef`,
+	} {
+		got, r = collect(t, []byte(doc), nil)
+		if len(got) != 0 || !errors.Is(r.Err(), ErrSyntax) || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
+			t.Errorf("%s: %q, %v; want no entry and a truncation", doc, locs(got), r.Err())
 		}
 	}
 	// Truncated gzip stream.
@@ -624,5 +642,65 @@ func TestReader_ZeroValue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReader_MarkupEdges: element names are matched in any case (all
+// upper case included); text of an ISO-8859-1 document is converted to
+// UTF-8 however it is split (a CDATA section of only non-ASCII bytes);
+// an extension element in a default namespace is skipped with everything
+// nested in it, however deep, even a <loc> (sitemaps.org, "Extending the
+// Sitemaps protocol": extensions live in their own namespace); a prefixed
+// element whose local name is a field's (ext:link, ext:guid) is not that
+// field; character references to white space (XML 1.0 section 4.1) are
+// trimmed from field values like raw white space; markup closed inside an unclosed <loc> does not hide the </url>
+// that ends the entry; and nothing in a DOCTYPE's internal subset is read
+// as an entry.
+func TestReader_MarkupEdges(t *testing.T) {
+	d := date("2024-05-06T00:00:00Z")
+	tests := []struct {
+		name, in string
+		want     []Entry
+	}{
+		{"upper case urlset", `<URLSET><URL><LOC>https://a.test/1</LOC><LASTMOD>2024-05-06</LASTMOD><CHANGEFREQ>DAILY</CHANGEFREQ><PRIORITY>0.8</PRIORITY></URL></URLSET>`,
+			[]Entry{{Loc: "https://a.test/1", LastMod: d, HasLastMod: true, ChangeFreq: "daily", Priority: 0.8}}},
+		{"upper case index", `<SITEMAPINDEX><SITEMAP><LOC>https://a.test/s.xml</LOC><LASTMOD>2024-05-06</LASTMOD></SITEMAP></SITEMAPINDEX>`,
+			[]Entry{{Loc: "https://a.test/s.xml", LastMod: d, HasLastMod: true, Priority: 0.5, IsSitemap: true}}},
+		{"latin-1 CDATA of non-ASCII only", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://a.test/x<![CDATA[\xe9\xe8]]></loc></url></urlset>",
+			[]Entry{{Loc: "https://a.test/xéè", Priority: 0.5}}},
+		{"loc nested in a default-namespace extension", `<urlset><url><PageMap xmlns="http://www.google.com/schemas/sitemap-pagemap/1.0"><DataObject type="x"><loc>https://evil.test/x</loc></DataObject></PageMap><loc>https://a.test/1</loc></url></urlset>`,
+			[]Entry{{Loc: "https://a.test/1", Priority: 0.5}}},
+		{"markup closed inside an unclosed loc", `<urlset><url><loc>https://a.test/1<b>x</b></url><url><loc>https://a.test/2</loc></url></urlset>`,
+			[]Entry{{Loc: "https://a.test/1x", Priority: 0.5}, {Loc: "https://a.test/2", Priority: 0.5}}},
+		{"ext:link in an RSS item", `<rss><channel><item><ext:link>https://cdn.test/x</ext:link><link>https://a.test/1</link></item></channel></rss>`,
+			[]Entry{{Loc: "https://a.test/1", Priority: 0.5}}},
+		{"dc:link in an RSS item (only dc:date is read)", `<rss><channel><item><dc:link>https://cdn.test/x</dc:link><link>https://a.test/1</link></item></channel></rss>`,
+			[]Entry{{Loc: "https://a.test/1", Priority: 0.5}}},
+		{"ext:guid in an RSS item", `<rss><channel><item><ext:guid>https://cdn.test/x</ext:guid><guid>https://a.test/1</guid></item></channel></rss>`,
+			[]Entry{{Loc: "https://a.test/1", Priority: 0.5}}},
+		{"white space as character references around field values", `<urlset><url><loc>https://a.test/1</loc><lastmod>2024-05-06&#9;</lastmod><changefreq>&#9;daily&#10;</changefreq></url></urlset>`,
+			[]Entry{{Loc: "https://a.test/1", LastMod: d, HasLastMod: true, ChangeFreq: "daily", Priority: 0.5}}},
+		{"tags in a DOCTYPE internal subset", `<!DOCTYPE urlset [ <!ENTITY a "b"> <url><loc>https://evil.test/x</loc></url> ]><urlset><url><loc>https://a.test/1</loc></url></urlset>`,
+			[]Entry{{Loc: "https://a.test/1", Priority: 0.5}}},
+	}
+	for _, tc := range tests {
+		got, r := collect(t, []byte(tc.in), nil)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || r.Err() != nil {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.name, got, r.Err(), tc.want)
+		}
+	}
+}
+
+// TestReader_LongTagBounded: a tag longer than the buffer is kept to at
+// most MaxLocBytes ("MaxLocBytes bounds one URL, one text line and one
+// tag"), so a megabyte attribute costs no megabyte of memory.
+func TestReader_LongTagBounded(t *testing.T) {
+	in := `<urlset><url><loc>https://a.test/1</loc></url><url data="` + strings.Repeat("a", 1<<20) + `"><loc>https://a.test/2</loc></url></urlset>`
+	got, r := collect(t, []byte(in), &Options{MaxLocBytes: 1000})
+	if fmt.Sprint(locs(got)) != "[https://a.test/1 https://a.test/2]" || r.Err() != nil {
+		t.Errorf("got %q, %v", locs(got), r.Err())
+	}
+	if c := cap(r.tagBuf); c > 4*1000 {
+		t.Errorf("tag storage %d bytes for MaxLocBytes 1000", c)
 	}
 }

@@ -66,13 +66,45 @@ func TestReader_RelativeFeedLinks(t *testing.T) {
 func TestDeclaredSitemaps(t *testing.T) {
 	got := DeclaredSitemaps("https://a.test/robots.txt", []string{
 		"/sitemap.xml", "sitemap.xml", "https://A.TEST:443/sitemap.xml#x", " /news.xml ", "https://cdn.test/s.xml",
-		"ftp://a.test/s.xml", "//other.test/s.xml", "http://a.test/sitemap.xml", "%zz", "",
+		"ftp://a.test/s.xml", "//other.test/s.xml", "http://a.test/sitemap.xml", "%zz", "", "//h::", "https://a.test/last.xml",
 	})
-	want := "[https://a.test/sitemap.xml https://a.test/news.xml https://cdn.test/s.xml https://other.test/s.xml http://a.test/sitemap.xml]"
+	want := "[https://a.test/sitemap.xml https://a.test/news.xml https://cdn.test/s.xml https://other.test/s.xml http://a.test/sitemap.xml https://a.test/last.xml]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("got %q\nwant %s", got, want)
 	}
 	if got := DeclaredSitemaps("", []string{"/s.xml", "https://a.test/s.xml"}); fmt.Sprint(got) != "[https://a.test/s.xml]" {
 		t.Errorf("no base: %q", got)
+	}
+	// A robots.txt URL that does not parse is no base either.
+	if got := DeclaredSitemaps("https://[a.test/robots.txt", []string{"/s.xml", "https://a.test/s.xml"}); fmt.Sprint(got) != "[https://a.test/s.xml]" {
+		t.Errorf("unparseable base: %q", got)
+	}
+}
+
+// TestReader_AtomLinkAttributes: an Atom <link>'s attributes are read in
+// every spelling XML 1.0 allows (section 3.1: white space around '=',
+// single or double quotes, an empty value, line breaks between
+// attributes) and the unquoted one HTML allows; a tag that ends after
+// "href=" is no link and stops nothing.
+func TestReader_AtomLinkAttributes(t *testing.T) {
+	for _, tc := range []struct{ link, want string }{
+		{`<link href = "https://a.test/1"/>`, "https://a.test/1"},
+		{`<link href='https://a.test/2'/>`, "https://a.test/2"},
+		{`<link rel = 'alternate' href = 'https://a.test/3' />`, "https://a.test/3"},
+		{`<link title="" href="https://a.test/4"/>`, "https://a.test/4"},
+		{"<link\n\thref=\"https://a.test/5\"\n/>", "https://a.test/5"},
+		{`<link href=https://a.test/6></link>`, "https://a.test/6"},
+		{`<link href=>`, ""},
+		{`<link href= >`, ""},
+	} {
+		in := `<feed><entry>` + tc.link + `</entry><entry><link href="https://a.test/ok"/></entry></feed>`
+		got, r := collect(t, []byte(in), nil)
+		want := []string{"https://a.test/ok"}
+		if tc.want != "" {
+			want = append([]string{tc.want}, want...)
+		}
+		if fmt.Sprint(locs(got)) != fmt.Sprint(want) || r.Err() != nil {
+			t.Errorf("%s: got %q, %v; want %q", tc.link, locs(got), r.Err(), want)
+		}
 	}
 }
