@@ -123,6 +123,9 @@ func TestNonceCache_EarliestAfterSweep(t *testing.T) {
 	}{
 		{"one left after the sweep", 2, []step{{"a", 10, 0, false}, {"b", 60, 0, false}, {"c", 100, 10, false}, {"d", 100, 60, false}}},
 		{"two left after the sweep", 3, []step{{"a", 10, 0, false}, {"b", 60, 0, false}, {"c", 30, 0, false}, {"d", 100, 10, false}, {"e", 100, 30, false}}},
+		// e, recorded after the sweep, ends before every entry the sweep
+		// kept: from its end on a full cache has room again.
+		{"shorter entry after the sweep", 3, []step{{"a", 10, 0, false}, {"b", 10, 0, false}, {"c", 100, 0, false}, {"d", 200, 20, false}, {"e", 30, 20, false}, {"f", 300, 40, false}, {"g", 300, 40, true}}},
 	} {
 		c := &NonceCache{Max: tc.max}
 		for i, s := range tc.steps {

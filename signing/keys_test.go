@@ -226,3 +226,36 @@ func TestSigner_OpaqueCryptoSigner(t *testing.T) {
 type notEd struct{ crypto.Signer }
 
 func (notEd) Public() crypto.PublicKey { return []byte("rsa?") }
+
+// shortEd is a crypto.Signer whose public key has the Ed25519 type but not
+// its 32 bytes.
+type shortEd struct{ crypto.Signer }
+
+func (shortEd) Public() crypto.PublicKey { return make(ed25519.PublicKey, ed25519.PublicKeySize-1) }
+
+// TestUnusableKeys: a Signer whose key is not a 32-byte Ed25519 public key
+// fails with ErrNoKey (wrapping ErrKey), and a Directory listing it cannot
+// build its key set (ErrKey).
+func TestUnusableKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  crypto.Signer
+	}{
+		{"not Ed25519", notEd{}},
+		{"31-byte Ed25519 public key", shortEd{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "https://example.com/", nil)
+			err := (&signing.Signer{Key: tc.key, Agent: "https://bothy.tools"}).Sign(req)
+			if !errors.Is(err, signing.ErrNoKey) || !errors.Is(err, signing.ErrKey) {
+				t.Errorf("Sign: %v, want ErrNoKey and ErrKey", err)
+			}
+			if req.Header.Get("Signature") != "" {
+				t.Error("signed anyway")
+			}
+			if _, err := (&signing.Directory{Keys: []crypto.Signer{tc.key}}).JWKS(); !errors.Is(err, signing.ErrKey) {
+				t.Errorf("JWKS: %v, want ErrKey", err)
+			}
+		})
+	}
+}
