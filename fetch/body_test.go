@@ -75,3 +75,38 @@ func TestBodies_ClosedOnceOnEveryRefusal(t *testing.T) {
 		}
 	}
 }
+
+// A body of unknown length (no Content-Length: chunked, or ended by the
+// close, RFC 9112 §6.3) is read whole whatever the status, also when no
+// challenge sniff went before (a 3xx answer that is not followed, or a 304).
+func TestBodies_UnknownLengthReadWhole(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		header http.Header
+		body   string
+	}{
+		{http.StatusOK, nil, "<p>chunked page</p>"},
+		{http.StatusMultipleChoices, nil, "choose one"},
+		{http.StatusMovedPermanently, nil, "moved, no Location"},
+		{http.StatusNotFound, nil, "not here"},
+	} {
+		tr := rtFunc(func(r *http.Request) (*http.Response, error) {
+			resp := &http.Response{StatusCode: http.StatusNotFound, Header: http.Header{}, ContentLength: -1,
+				Body: io.NopCloser(strings.NewReader("")), Request: r, ProtoMajor: 1, ProtoMinor: 1}
+			if r.URL.Path == "/page" {
+				resp.StatusCode = tt.status
+				resp.Header.Set("Content-Type", "text/html")
+				resp.Body = io.NopCloser(strings.NewReader(tt.body))
+			}
+			return resp, nil
+		})
+		f := mustFetcher(t, fetch.Bot{UserAgent: testUA, Transport: tr, Politeness: politeness.Policy{MinDelay: -1}})
+		p, err := f.Get(t.Context(), "http://a.test/page")
+		if p == nil {
+			t.Fatalf("%d: no page: %v", tt.status, err)
+		}
+		if p.Status != tt.status || string(p.Body) != tt.body {
+			t.Errorf("%d: page %d %q (%v); want %d %q", tt.status, p.Status, p.Body, err, tt.status, tt.body)
+		}
+	}
+}

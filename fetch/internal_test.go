@@ -392,3 +392,42 @@ func TestInternal_DialerOfBuiltTransports(t *testing.T) {
 		t.Error("a caller's RoundTripper was replaced")
 	}
 }
+
+// CheckHost reads the host as the URL check does: a literal address in any
+// spelling, with or without the trailing dot of a fully qualified name
+// (RFC 1034 §3.1), is the address it spells (127.0.0.0/8 is loopback,
+// RFC 6890); a localhost name is loopback (RFC 6761 §6.3); other names are
+// left to the dialler. A name costs no allocation (checkURL's contract).
+func TestCheckHost_Spellings(t *testing.T) {
+	for _, tt := range []struct {
+		host     string
+		internal bool
+	}{
+		{"127.0.0.1", true},
+		{"127.0.0.1.", true},
+		{"127.1.", true},
+		{"2130706433.", true},
+		{"0x7f.1.", true},
+		{"169.254.169.254.", true},
+		{"localhost.", true},
+		{"LocalHost", true},
+		{"a.localhost.", true},
+		{"93.184.216.34.", false},
+		{"example.com", false},
+		{"example.com.", false},
+		{"localhost.example", false},
+		{"notlocalhost", false},
+	} {
+		u := &url.URL{Scheme: "http", Host: tt.host, Path: "/"}
+		err := fetch.CheckHost(u, nil)
+		if got := errors.Is(err, fetch.ErrInternalAddress); got != tt.internal {
+			t.Errorf("CheckHost(%q) = %v; want internal %v", tt.host, err, tt.internal)
+		}
+	}
+	for _, host := range []string{"example.com", "www.example.cafe", "a.0xzz", "a.b.c.d.e"} {
+		u := &url.URL{Scheme: "http", Host: host, Path: "/"}
+		if n := testing.AllocsPerRun(20, func() { _ = fetch.CheckHost(u, nil) }); n != 0 {
+			t.Errorf("CheckHost(%q): %v allocations; want 0 for a name", host, n)
+		}
+	}
+}

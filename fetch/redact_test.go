@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -24,6 +25,7 @@ func TestRedact(t *testing.T) {
 		"//user:pw@h/":                      "//user:xxxxx@h/",
 		"http://user@host/":                 "http://user@host/",
 		"http://host/a:b@c":                 "http://host/a:b@c",
+		"http:///a:b@c":                     "http:///a:b@c", // no authority: "a:b@c" is path
 		"http://host/":                      "http://host/",
 		"mailto:someone@example.org":        "mailto:someone@example.org",
 		"":                                  "",
@@ -126,6 +128,31 @@ func TestNoPasswordInErrorsOrLogs(t *testing.T) {
 	for _, r := range w.Requests() {
 		if r.Header.Get("Authorization") != "" || r.Path == "/x" {
 			t.Errorf("credentials reached the server: %s %v", r.Path, r.Header)
+		}
+	}
+}
+
+// A URL the chain refuses as bad (not absolute http(s), or with userinfo)
+// is named in the ErrBadURL error, with its password redacted.
+func TestBadURLErrorNamesRedactedURL(t *testing.T) {
+	c := mustClient(t, memBot(fetchtest.New()))
+	for _, tt := range []struct{ raw, want string }{
+		{"http://user:secret@a.test/x", "http://user:xxxxx@a.test/x"},
+		{"ftp://a.test/file", "ftp://a.test/file"},
+		{"https://user@a.test/", "https://user@a.test/"},
+	} {
+		u, err := url.Parse(tt.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := (&http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}).WithContext(context.Background())
+		_, err = c.Transport.RoundTrip(req)
+		if !errors.Is(err, fetch.ErrBadURL) {
+			t.Errorf("%s: %v; want ErrBadURL", tt.raw, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "secret") {
+			t.Errorf("%s: error %q; want it to name %s", tt.raw, msg, tt.want)
 		}
 	}
 }
