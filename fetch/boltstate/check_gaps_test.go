@@ -54,34 +54,3 @@ func TestDamage_CountsAndOverflowsBounded(t *testing.T) {
 		}
 	}
 }
-
-// Of two metas of one transaction id, bbolt uses meta page 0's (it takes
-// meta page 1's only when its id is the greater), so Check judges that
-// tree: here meta page 0's has a child at the high-water mark, meta page
-// 1's is a sound leaf.
-func TestCheck_TiedMetasTakePageZero(t *testing.T) {
-	ne := binary.NativeEndian
-	data, hwm, branch := treeFile(t)
-	cur := data[16 : 16+64]
-	if m1 := data[4096+16 : 4096+16+64]; ne.Uint64(m1[48:]) > ne.Uint64(cur[48:]) {
-		cur = m1
-	}
-	root, free := ne.Uint64(cur[16:]), ne.Uint64(cur[32:])
-	leaf := ne.Uint64(data[branch*4096+16+16+8:]) // the branch's second child: a sound leaf
-	ne.PutUint64(data[branch*4096+16+8:], hwm)    // the branch's first child at the mark
-	for n, m := range []struct{ root, txid uint64 }{{root, 3}, {leaf, 3}} {
-		setMeta(data, n, 16, m.root)
-		setMeta(data, n, 32, free)
-		setMeta(data, n, 40, hwm)
-		setMeta(data, n, 48, m.txid)
-	}
-	p := filepath.Join(t.TempDir(), "tied.db")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("page %d is outside the file's pages [2, %d)", hwm, hwm)
-	var ce *boltstate.CorruptError
-	if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != want {
-		t.Errorf("Check = %v, want the reason %q (of meta page 0's tree)", err, want)
-	}
-}

@@ -180,33 +180,49 @@ func TestOpenDB_ReadOnlyDamageLeftInPlace(t *testing.T) {
 }
 
 // Check judges the tree of the meta bbolt uses, that of the later
-// transaction, whatever the high-water marks say: here both metas record
-// the same mark, meta page 1 is the later and its tree has a child at the
-// mark, while meta page 0's names a sound leaf.
+// transaction, whatever the high-water marks say; of two metas of one
+// transaction id, meta page 0's (bbolt takes meta page 1's only when its id
+// is the greater). In each case both metas record the same mark, one
+// names a tree with a child at the mark, the other a sound leaf.
 func TestCheck_TheLaterMetasTree(t *testing.T) {
-	ne := binary.NativeEndian
-	data, hwm, branch := treeFile(t)
-	cur := data[16 : 16+64]
-	if m1 := data[4096+16 : 4096+16+64]; ne.Uint64(m1[48:]) > ne.Uint64(cur[48:]) {
-		cur = m1
-	}
-	root, free := ne.Uint64(cur[16:]), ne.Uint64(cur[32:])
-	leaf := ne.Uint64(data[branch*4096+16+16+8:]) // the branch's second child: a sound leaf
-	ne.PutUint64(data[branch*4096+16+8:], hwm)    // the branch's first child at the mark
-	for n, m := range []struct{ root, txid uint64 }{{leaf, 2}, {root, 3}} {
-		setMeta(data, n, 16, m.root)
-		setMeta(data, n, 32, free)
-		setMeta(data, n, 40, hwm)
-		setMeta(data, n, 48, m.txid)
-	}
-	p := filepath.Join(t.TempDir(), "later.db")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("page %d is outside the file's pages [2, %d)", hwm, hwm)
-	var ce *boltstate.CorruptError
-	if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != want {
-		t.Errorf("Check = %v, want the reason %q (of meta page 1's tree)", err, want)
+	for _, tc := range []struct {
+		name        string
+		damagedMeta int       // the meta page whose tree has a child at the mark
+		txids       [2]uint64 // of meta pages 0 and 1
+	}{
+		{"meta page 1 the later", 1, [2]uint64{2, 3}},
+		{"tied: meta page 0", 0, [2]uint64{3, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ne := binary.NativeEndian
+			data, hwm, branch := treeFile(t)
+			cur := data[16 : 16+64]
+			if m1 := data[4096+16 : 4096+16+64]; ne.Uint64(m1[48:]) > ne.Uint64(cur[48:]) {
+				cur = m1
+			}
+			root, free := ne.Uint64(cur[16:]), ne.Uint64(cur[32:])
+			leaf := ne.Uint64(data[branch*4096+16+16+8:]) // the branch's second child: a sound leaf
+			ne.PutUint64(data[branch*4096+16+8:], hwm)    // the branch's first child at the mark
+			for n := range 2 {
+				tree := leaf
+				if n == tc.damagedMeta {
+					tree = root
+				}
+				setMeta(data, n, 16, tree)
+				setMeta(data, n, 32, free)
+				setMeta(data, n, 40, hwm)
+				setMeta(data, n, 48, tc.txids[n])
+			}
+			p := filepath.Join(t.TempDir(), "metas.db")
+			if err := os.WriteFile(p, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("page %d is outside the file's pages [2, %d)", hwm, hwm)
+			var ce *boltstate.CorruptError
+			if err := boltstate.Check(p); !errors.As(err, &ce) || ce.Reason != want {
+				t.Errorf("Check = %v, want the reason %q (of meta page %d's tree)", err, want, tc.damagedMeta)
+			}
+		})
 	}
 }
 

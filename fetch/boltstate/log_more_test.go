@@ -162,52 +162,67 @@ func TestLog_ReadOnlyCreatesNoLogFile(t *testing.T) {
 // writers wait for the second; their next records wait 8 ms for the third.
 func TestLog_TwoWritersAreACrowd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, _, syncs := crowdSynced(t, true)
 		defer st.Close()
-		var mu sync.Mutex
-		var syncs []time.Time
-		release := make(chan struct{})
-		boltstate.SetBeforeSync(st, func() {
-			mu.Lock()
-			syncs = append(syncs, time.Now())
-			first := len(syncs) == 1
-			mu.Unlock()
-			if first {
-				<-release
-			}
-		})
-		put := func(k string) {
-			if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) }); err != nil {
-				t.Error(err)
-			}
+		if len(syncs()) != 3 {
+			t.Fatalf("%d syncs, want 3 (one writer's record, two writers', their next records)", len(syncs()))
 		}
-		var wg sync.WaitGroup
-		wg.Go(func() { put("alone") })
-		synctest.Wait() // its sync is held
-		for _, w := range []string{"w1", "w2"} {
-			wg.Go(func() {
-				put(w)
-				put(w + " again")
-			})
-		}
-		synctest.Wait() // both records wait for the next sync
-		close(release)
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		if len(syncs) != 3 {
-			t.Fatalf("%d syncs, want 3 (one writer's record, two writers', their next records)", len(syncs))
-		}
-		if gap := syncs[1].Sub(syncs[0]); gap != 0 {
+		if gap := syncs()[1].Sub(syncs()[0]); gap != 0 {
 			t.Errorf("the sync after one record came %v after it, want at once", gap)
 		}
-		if gap := syncs[2].Sub(syncs[1]); gap < 8*time.Millisecond {
+		if gap := syncs()[2].Sub(syncs()[1]); gap < 8*time.Millisecond {
 			t.Errorf("the sync after two writers' records came %v after it, want 8 ms", gap)
 		}
 	})
+}
+
+// crowdSynced opens a State, in the caller's synctest bubble, whose first
+// sync (one writer's record) is held until two more writers wait for the
+// second, which then carries a crowd's records; with again, each of the
+// two writes a second key after its first. It returns once all are
+// written, with a write of one key and the times of the syncs so far.
+func crowdSynced(t *testing.T, again bool) (st *boltstate.State, put func(key string), syncs func() []time.Time) {
+	t.Helper()
+	st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var times []time.Time
+	release := make(chan struct{})
+	boltstate.SetBeforeSync(st, func() {
+		mu.Lock()
+		times = append(times, time.Now())
+		first := len(times) == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+	})
+	put = func(k string) {
+		if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) }); err != nil {
+			t.Error(err)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { put("alone") })
+	synctest.Wait() // its sync is held
+	for _, w := range []string{"w1", "w2"} {
+		wg.Go(func() {
+			put(w)
+			if again {
+				put(w + " again")
+			}
+		})
+	}
+	synctest.Wait() // both records wait for the next sync
+	close(release)
+	wg.Wait()
+	return st, put, func() []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(times)
+	}
 }
 
 // The writes an open replays are applied to the bbolt file there: they are

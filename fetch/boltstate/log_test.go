@@ -645,18 +645,27 @@ func TestLog_KilledBetweenEmptyingTheFiles(t *testing.T) {
 // Only the file written last can end in a record cut short (the older was
 // synced whole before the newer took a write): an older file cut short is
 // damage wherever the cut falls (inside its record's payload, inside its
-// header, or just after the header, with no byte of the payload); the
-// replay stops there and both files are kept aside.
+// header, or just after the header, with no byte of the payload), however
+// much of a long record's payload it keeps (as many bytes as the record's
+// header or more too); the replay stops there (the newer file's write is
+// not applied), both files are kept aside and a warning says so.
 func TestLog_OlderFileCutShortIsDamage(t *testing.T) {
 	const logHeader = 15 + 8 + 4
-	for _, c := range []struct {
+	type cutCase struct {
 		name string
-		keep func(n int) int // bytes of the older file's n kept
-	}{
-		{"inside the record's payload", func(n int) int { return n - 3 }},
-		{"inside the record's header", func(int) int { return logHeader + 5 }},
-		{"just after the record's header", func(int) int { return logHeader + 12 }},
-	} {
+		cut  func(data []byte) []byte // the older file's bytes, as cut
+	}
+	cases := []cutCase{
+		{"inside the record's payload", func(d []byte) []byte { return d[:len(d)-3] }},
+		{"inside the record's header", func(d []byte) []byte { return d[:logHeader+5] }},
+		{"just after the record's header", func(d []byte) []byte { return d[:logHeader+12] }},
+	}
+	long := putRecord("b", "k", strings.Repeat("a long value ", 4))
+	for _, payload := range []int{1, 11, 12, 13, 30, len(long) - 12 - 1} {
+		cases = append(cases, cutCase{fmt.Sprintf("a long record with %d bytes of its payload", payload),
+			func(d []byte) []byte { return append(d[:logHeader:logHeader], long[:12+payload]...) }})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			snap := bothFiles(t)
 			older := snap + boltstate.LogSuffixes[0]
@@ -664,7 +673,7 @@ func TestLog_OlderFileCutShortIsDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(older, data[:c.keep(len(data))], 0o600); err != nil {
+			if err := os.WriteFile(older, c.cut(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			got, logs := valueOfK(t, snap)

@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -33,41 +31,6 @@ func putRecord(bucket, key, value string) []byte {
 	rec = binary.LittleEndian.AppendUint32(rec, crc32.Checksum(rec, table))
 	rec = binary.LittleEndian.AppendUint32(rec, crc32.Checksum(p, table))
 	return append(rec, p...)
-}
-
-// An older log file cut short is damage however much of the cut record's
-// payload it keeps, as many bytes as the record's header or more: the
-// replay stops there (the newer file's write is not applied), both files
-// are kept aside and a warning says so.
-func TestLog_OlderFileCutInALongRecordIsDamage(t *testing.T) {
-	const logHeader = 15 + 8 + 4
-	rec := putRecord("b", "k", strings.Repeat("a long value ", 4))
-	for _, payload := range []int{1, 11, 12, 13, 30, len(rec) - 12 - 1} {
-		t.Run(fmt.Sprint(payload), func(t *testing.T) {
-			snap := bothFiles(t)
-			older := snap + boltstate.LogSuffixes[0]
-			data, err := os.ReadFile(older)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cut := append(data[:logHeader:logHeader], rec[:12+payload]...)
-			if err := os.WriteFile(older, cut, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			got, logs := valueOfK(t, snap)
-			if got != "first" {
-				t.Errorf("k = %q, want %q (the bbolt file's: nothing replayed past the damage)", got, "first")
-			}
-			for _, suffix := range boltstate.LogSuffixes {
-				if kept, _ := filepath.Glob(snap + suffix + ".corrupt-*"); len(kept) != 1 {
-					t.Errorf("%s not kept aside: %v", suffix, kept)
-				}
-			}
-			if !strings.Contains(logs, "damaged") {
-				t.Errorf("no warning:\n%s", logs)
-			}
-		})
-	}
 }
 
 // A log that ends in a record cut by a crash drops it, and the note says
@@ -122,47 +85,16 @@ func TestLog_WriteAfterAnIdleCrowdWaitsWhatIsLeft(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(c.idle), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				st, err := boltstate.Open(filepath.Join(t.TempDir(), "s.db"), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				st, put, syncs := crowdSynced(t, false)
 				defer st.Close()
-				var mu sync.Mutex
-				syncs := 0
-				release := make(chan struct{})
-				boltstate.SetBeforeSync(st, func() {
-					mu.Lock()
-					syncs++
-					first := syncs == 1
-					mu.Unlock()
-					if first {
-						<-release
-					}
-				})
-				put := func(k string) {
-					if err := st.Write(context.Background(), func(tx *boltstate.Tx) error { return tx.Put("b", k, []byte("v")) }); err != nil {
-						t.Error(err)
-					}
-				}
-				var wg sync.WaitGroup
-				wg.Go(func() { put("alone") })
-				synctest.Wait() // its sync is held
-				for _, w := range []string{"w1", "w2"} {
-					wg.Go(func() { put(w) })
-				}
-				synctest.Wait() // both records wait for the next sync: a crowd's
-				close(release)
-				wg.Wait()
 				time.Sleep(c.idle) // the bubble's clock: no real wait
 				start := time.Now()
 				put("late")
 				if d := time.Since(start); d != c.wait {
 					t.Errorf("a write %v after the crowd's sync waited %v, want %v", c.idle, d, c.wait)
 				}
-				mu.Lock()
-				defer mu.Unlock()
-				if syncs != 3 {
-					t.Errorf("%d syncs, want 3 (one writer's record, two writers', the late one)", syncs)
+				if n := len(syncs()); n != 3 {
+					t.Errorf("%d syncs, want 3 (one writer's record, two writers', the late one)", n)
 				}
 			})
 		})
