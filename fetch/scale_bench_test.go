@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,8 @@ import (
 // violations are counted over both crawls.
 //
 // With GOODBOT_SCALE_CPUPROFILE set to a directory, each crawler process
-// writes its CPU profile (warm-up included) there, as NAME-HOSTS-*.prof.
+// writes the CPU profile of its window (not of its warm-up) there, as
+// NAME-HOSTS-*.prof.
 func BenchmarkScale(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
@@ -166,6 +168,7 @@ type scaleChild struct {
 	Hosts   int
 	Addr    string // the web's
 	Web     manyhosts.Config
+	Profile string // if set, the file of the window's CPU profile
 }
 
 const scaleResultTag = "scale-result: "
@@ -179,19 +182,20 @@ const scaleProfileEnv = "GOODBOT_SCALE_CPUPROFILE"
 // peak RSS.
 func crawlIn(b *testing.B, web *manyhosts.Web, name string, hosts int) scaleRun {
 	b.Helper()
-	js, err := json.Marshal(scaleChild{Crawler: name, Hosts: hosts, Addr: web.Addr(), Web: web.Config()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	args := []string{"-test.run=^$", "-test.bench=^BenchmarkCrawlerProcess$", "-test.benchtime=1x"}
+	child := scaleChild{Crawler: name, Hosts: hosts, Addr: web.Addr(), Web: web.Config()}
 	if dir := os.Getenv(scaleProfileEnv); dir != "" {
 		f, err := os.CreateTemp(dir, fmt.Sprintf("%s-%d-*.prof", name, hosts))
 		if err != nil {
 			b.Fatal(err)
 		}
+		child.Profile = f.Name()
 		f.Close()
-		args = append(args, "-test.cpuprofile="+f.Name())
 	}
+	js, err := json.Marshal(child)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"-test.run=^$", "-test.bench=^BenchmarkCrawlerProcess$", "-test.benchtime=1x"}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), scaleChildEnv+"="+string(js))
 	cmd.Stderr = os.Stderr
@@ -234,7 +238,7 @@ func BenchmarkCrawlerProcess(b *testing.B) {
 	}
 	web := manyhosts.Connect(b, c.Addr, c.Web)
 	for b.Loop() {
-		run := crawl(b, web, k.prefix, c.Hosts, k.crawl)
+		run := crawl(b, web, k.prefix, c.Hosts, k.crawl, c.Profile)
 		out, err := json.Marshal(run)
 		if err != nil {
 			b.Fatal(err)
@@ -245,8 +249,9 @@ func BenchmarkCrawlerProcess(b *testing.B) {
 
 // crawl runs c on hosts named prefix+"N.test" for scaleWarm+scaleWindow and
 // measures the window (pages, robots.txt requests, CPU) after the warm-up;
-// connections and violations are counted over the whole crawl.
-func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) scaleRun {
+// connections and violations are counted over the whole crawl. If profile
+// names a file, the window's CPU profile is written there.
+func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler, profile string) scaleRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var peak atomic.Uint64
@@ -255,10 +260,12 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) 
 	wg.Go(func() { c(ctx, b, w, hosts) })
 	time.Sleep(scaleWarm)
 	warm := w.Stats(b, prefix)
+	stopProfile := profileFile(b, profile)
 	alloc0, cpu0, t0 := allocated(), cputime.Self(), time.Now()
 	time.Sleep(scaleWindow)
 	end := w.Stats(b, prefix)
 	alloc, cpu, window := allocated()-alloc0, cputime.Self()-cpu0, time.Since(t0)
+	stopProfile()
 	cancel()
 	wg.Wait()
 	all := end.Sub(base)
@@ -266,6 +273,27 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler) 
 	return scaleRun{Stats: manyhosts.Stats{Pages: win.Pages, Robots: win.Robots, Overlaps: all.Overlaps,
 		ShortGaps: all.ShortGaps, BeforeRobots: all.BeforeRobots, Denied: all.Denied},
 		All: all, Window: window, CPU: cpu, Alloc: alloc, PeakHeap: peak.Load()}
+}
+
+// profileFile starts a CPU profile written to name, unless name is empty,
+// and returns what stops it.
+func profileFile(b *testing.B, name string) (stop func()) {
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	}
 }
 
 // allocated is the number of bytes allocated on the heap so far.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,8 +49,9 @@ import (
 // the ceiling over the library's. SOFYA_ARGS, if set, adds flags to
 // sofyabot's command line (for example SOFYA_ARGS="-parallel 1024").
 // With GOODBOT_SOFYA_CPUPROFILE set to a directory, the measured window of
-// each crawl is CPU-profiled there (BenchmarkSofyaManyHosts_hosts2000-2-l0.prof
-// is the library's first round at 2,000 hosts, ...-s0.prof sofyabot's).
+// each crawl is CPU-profiled there (BenchmarkSofyaManyHosts_hosts2000-l0.prof
+// is the library's first round at 2,000 hosts, ...-s0.prof sofyabot's), and
+// its allocations are profiled by profileWindow.
 func BenchmarkSofyaManyHosts(b *testing.B) {
 	for _, hosts := range []int{500, 2000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) { benchSofya(b, hosts) })
@@ -152,21 +154,35 @@ func measure(b *testing.B, web *manyhosts.Web, prefix string, crawl run) measure
 		violations: after.Violations()}
 }
 
-// profileEnv names the directory of the windows' CPU profiles.
+// profileEnv names the directory of the windows' profiles.
 const profileEnv = "GOODBOT_SOFYA_CPUPROFILE"
 
 // profileWindow starts a CPU profile of the window of the crawl named
-// prefix, if profileEnv asks for one, and returns what stops it.
+// prefix, if profileEnv asks for one, and returns what stops it. It also
+// writes the heap profile at the window's start and end (…-a.heap and
+// …-b.heap): "go tool pprof -sample_index alloc_space -diff_base A B" is
+// what the window allocated, by caller.
 func profileWindow(b *testing.B, prefix string) (stop func()) {
 	dir := os.Getenv(profileEnv)
 	if dir == "" {
 		return func() {}
 	}
-	name := strings.NewReplacer("/", "_", "=", "").Replace(b.Name())
-	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%s.prof", name, strings.TrimSuffix(prefix, "-"))))
-	if err != nil {
-		b.Fatal(err)
+	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+"-"+strings.TrimSuffix(prefix, "-"))
+	create := func(suffix string) *os.File {
+		f, err := os.Create(name + suffix)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return f
 	}
+	heap := func(suffix string) {
+		f := create(suffix)
+		if err := errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close()); err != nil {
+			b.Error(err)
+		}
+	}
+	heap("-a.heap")
+	f := create(".prof")
 	if err := pprof.StartCPUProfile(f); err != nil {
 		b.Fatal(err)
 	}
@@ -175,6 +191,7 @@ func profileWindow(b *testing.B, prefix string) (stop func()) {
 		if err := f.Close(); err != nil {
 			b.Error(err)
 		}
+		heap("-b.heap")
 	}
 }
 
