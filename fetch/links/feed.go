@@ -14,7 +14,7 @@ import (
 // defaults). For an index the links are the child sitemaps. A document that
 // is not one of those, or a read error, ends the list: the links read so
 // far are returned with the error (package-prefixed, wrapping the sitemap
-// package's).
+// package's). A listed location that net/url cannot parse is skipped.
 func FromSitemap(r io.Reader, opt *sitemap.Options) ([]Link, error) {
 	var out []Link
 	for e, err := range sitemap.Read(r, opt) {

@@ -95,6 +95,12 @@ func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 			if a != atom.A && a != atom.Area && a != atom.Base && a != atom.Link {
 				continue
 			}
+			if a == atom.A && cur >= 0 {
+				// A new <a> closes the open one, whether it is a link
+				// (an href of a scheme followed) or not.
+				out[cur].Text = clip(text.String())
+				cur = -1
+			}
 			var href, rel string
 			var hasHref bool
 			for hasAttr {
@@ -132,14 +138,10 @@ func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				continue
 			}
-			if cur >= 0 { // unclosed <a>: close it
-				out[cur].Text = clip(text.String())
-			}
 			out = append(out, Link{URL: u, Href: href, Rel: rel})
-			cur = -1
-			text.Reset()
-			if a == atom.A && tt == html.StartTagToken {
+			if a == atom.A { // <area> is void: an <a> around it stays open
 				cur = len(out) - 1
+				text.Reset()
 			}
 		}
 	}

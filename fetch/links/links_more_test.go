@@ -148,8 +148,9 @@ func TestFromSitemapFieldsAndErrors(t *testing.T) {
 
 // Extract reads a page as an HTML parser does: the slash of a non-void
 // element is ignored (<form/> opens a form, so the links after it are a
-// form's; <a href=x/> opens an anchor whose text follows), and white space
-// in an anchor, however long, does not use up the bytes kept for its text.
+// form's; <a href=x/> opens an anchor whose text follows; an <area> inside
+// an anchor leaves it open), and white space in an anchor, however long,
+// does not use up the bytes kept for its text.
 func TestExtract_AsHTMLParses(t *testing.T) {
 	base := mustURL(t, "http://site.test/")
 	type lt struct{ url, text string }
@@ -165,6 +166,18 @@ func TestExtract_AsHTMLParses(t *testing.T) {
 			[]lt{{"http://site.test/x", "Partner"}}},
 		{"white space of every kind collapsed, words kept apart and together", "<a href=\"/y\">\n\t  Part<b>ner</b>\r\n \f and  more </a>",
 			[]lt{{"http://site.test/y", "Partner and more"}}},
+		{"600 bytes of line ends and tabs after a word", `<a href="/z">Our` + strings.Repeat("\n\t", 300) + `<b></b>partner</a>`,
+			[]lt{{"http://site.test/z", "Our partner"}}},
+		// An <area> is a void element: it does not close the <a> around it,
+		// whose text goes on after it.
+		{"<area> inside an anchor", `<a href="/1">one <map><area href="/m"></map> more</a>`,
+			[]lt{{"http://site.test/1", "one more"}, {"http://site.test/m", ""}}},
+		// A new <a> closes the open one even when it is no link this
+		// package returns (no href, a mailto: link, in a form).
+		{"an anchor without href ends the open one", `<a href="/1">one<a name="x">two</a> three`,
+			[]lt{{"http://site.test/1", "one"}}},
+		{"a mailto: anchor ends the open one", `<a href="/1">one<a href="mailto:a@site.test">mail</a>`,
+			[]lt{{"http://site.test/1", "one"}}},
 	} {
 		got, err := Extract(base, strings.NewReader(tc.html))
 		if err != nil {

@@ -188,6 +188,10 @@ func TestFromSitemap(t *testing.T) {
 		{"rss", `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 			<item><link>http://a.test/post</link></item></channel></rss>`, []string{"http://a.test/post"}, false},
 		{"atom", `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://a.test/e"/></entry></feed>`, []string{"http://a.test/e"}, false},
+		// A location net/url cannot parse (a bad escape, an unclosed IPv6
+		// bracket) is skipped; the list goes on.
+		{"unparsable locations skipped", `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+			<url><loc>http://a.test/%zz</loc></url><url><loc>http://[::1/x</loc></url><url><loc>http://a.test/ok</loc></url></urlset>`, []string{"http://a.test/ok"}, false},
 		{"not a sitemap", `<html><body>hi</body></html>`, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
