@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // countingWeb answers every robots.txt with one Disallow rule and counts
@@ -30,6 +32,10 @@ func (w *countingWeb) hits(host string) int {
 
 func siteURL(i int) string { return fmt.Sprintf("https://s%d.test/page", i) }
 
+// ttlPasses, in a list of sites visited, is the TTL passing: every copy
+// goes stale, and the next visit of a site fetches it again.
+const ttlPasses = -1
+
 // The Cache keeps at most MaxEntries origins, forgetting the one used least
 // recently; a forgotten origin's robots.txt is fetched again when next
 // asked about, and its rules still apply.
@@ -38,55 +44,65 @@ func TestCache_MaxEntriesEvictsLeastRecentlyUsed(t *testing.T) {
 		name    string
 		max     int
 		visit   []int // sites asked about, in order
+		fetches int   // robots.txt fetches the visits make
 		kept    []int
 		dropped []int
 	}{
-		{"bound respected", 3, []int{0, 1, 2, 3, 4}, []int{2, 3, 4}, []int{0, 1}},
-		{"a site asked about again is kept", 3, []int{0, 1, 2, 0, 3}, []int{0, 2, 3}, []int{1}},
-		{"bound of one", 1, []int{0, 1, 2}, []int{2}, []int{0, 1}},
-		{"under the bound nothing is dropped", 10, []int{0, 1, 2, 1, 0}, []int{0, 1, 2}, nil},
-		{"negative: no bound", -1, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2, 3, 4, 5}, nil},
+		{"bound respected", 3, []int{0, 1, 2, 3, 4}, 5, []int{2, 3, 4}, []int{0, 1}},
+		{"a site asked about again is kept", 3, []int{0, 1, 2, 0, 3}, 4, []int{0, 2, 3}, []int{1}},
+		{"bound of one", 1, []int{0, 1, 2}, 3, []int{2}, []int{0, 1}},
+		{"under the bound nothing is dropped", 10, []int{0, 1, 2, 1, 0}, 3, []int{0, 1, 2}, nil},
+		{"negative: no bound", -1, []int{0, 1, 2, 3, 4, 5}, 6, []int{0, 1, 2, 3, 4, 5}, nil},
+		// The copy fetched again replaces the old one in the recency
+		// order too: sites 1, then 2 are the least recently used, not 0.
+		{"a site fetched again is used once", 2, []int{0, 1, ttlPasses, 0, 2, 0, 3}, 5, []int{0, 3}, []int{1, 2}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			web := newCountingWeb()
-			c := &Cache{Transport: web, MaxEntries: tt.max}
-			ctx := context.Background()
-			for _, i := range tt.visit {
-				if _, err := c.Get(ctx, mustURL(t, siteURL(i))); err != nil {
-					t.Fatal(err)
+			synctest.Test(t, func(t *testing.T) {
+				web := newCountingWeb()
+				c := &Cache{Transport: web, MaxEntries: tt.max}
+				ctx := context.Background()
+				for _, i := range tt.visit {
+					if i == ttlPasses {
+						time.Sleep(DefaultTTL)
+						continue
+					}
+					if _, err := c.Get(ctx, mustURL(t, siteURL(i))); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			if web.count() == 0 {
-				t.Fatal("no robots.txt fetched: the test did not run")
-			}
-			for _, i := range tt.kept {
-				if _, ok := c.Cached(mustURL(t, siteURL(i))); !ok {
-					t.Errorf("site %d was dropped, want it kept", i)
+				if web.count() != tt.fetches {
+					t.Fatalf("%d robots.txt fetches, want %d", web.count(), tt.fetches)
 				}
-			}
-			for _, i := range tt.dropped {
-				if _, ok := c.Cached(mustURL(t, siteURL(i))); ok {
-					t.Errorf("site %d is still kept, want it dropped", i)
+				for _, i := range tt.kept {
+					if _, ok := c.Cached(mustURL(t, siteURL(i))); !ok {
+						t.Errorf("site %d was dropped, want it kept", i)
+					}
 				}
-			}
-			c.mu.Lock()
-			n := len(c.sites)
-			c.mu.Unlock()
-			if want := len(tt.kept); n != want {
-				t.Errorf("%d entries kept, want %d", n, want)
-			}
-			// A dropped site is fetched again, once, and its rules apply.
-			for _, i := range tt.dropped {
-				host := fmt.Sprintf("s%d.test", i)
-				before := web.hits(host)
-				err := c.Check(ctx, Agent{Token: "bot"}, mustURL(t, fmt.Sprintf("https://%s/private", host)))
-				if err == nil {
-					t.Errorf("%s/private allowed after eviction, want disallowed", host)
+				for _, i := range tt.dropped {
+					if _, ok := c.Cached(mustURL(t, siteURL(i))); ok {
+						t.Errorf("site %d is still kept, want it dropped", i)
+					}
 				}
-				if got := web.hits(host) - before; got != 1 {
-					t.Errorf("%s: %d robots.txt fetches after eviction, want 1", host, got)
+				c.mu.Lock()
+				n := len(c.sites)
+				c.mu.Unlock()
+				if want := len(tt.kept); n != want {
+					t.Errorf("%d entries kept, want %d", n, want)
 				}
-			}
+				// A dropped site is fetched again, once, and its rules apply.
+				for _, i := range tt.dropped {
+					host := fmt.Sprintf("s%d.test", i)
+					before := web.hits(host)
+					err := c.Check(ctx, Agent{Token: "bot"}, mustURL(t, fmt.Sprintf("https://%s/private", host)))
+					if err == nil {
+						t.Errorf("%s/private allowed after eviction, want disallowed", host)
+					}
+					if got := web.hits(host) - before; got != 1 {
+						t.Errorf("%s: %d robots.txt fetches after eviction, want 1", host, got)
+					}
+				}
+			})
 		})
 	}
 }

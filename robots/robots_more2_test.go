@@ -1,12 +1,19 @@
 package robots
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -156,12 +163,21 @@ func TestCache_ClosedSiteRetry(t *testing.T) {
 	}
 }
 
-// countingStore is a Store that counts its loads and can fail them.
+// countingStore is a Store that counts its loads and can fail them and
+// its saves.
 type countingStore struct {
 	MemoryStore
-	mu    sync.Mutex
-	loads int
-	fail  bool // Load returns the entry, ok and an error
+	mu       sync.Mutex
+	loads    int
+	fail     bool // Load returns the entry, ok and an error
+	failSave bool // Save saves nothing and returns an error
+}
+
+func (s *countingStore) Save(ctx context.Context, origin string, e Entry) error {
+	if s.failSave {
+		return errors.New("disk full")
+	}
+	return s.MemoryStore.Save(ctx, origin, e)
 }
 
 func (s *countingStore) Load(ctx context.Context, origin string) (Entry, bool, error) {
@@ -215,9 +231,11 @@ func TestCache_StoreClosedSiteHasStatusError(t *testing.T) {
 		name   string
 		h      func(*http.Request) (*http.Response, error)
 		status int
+		cause  string // the *StatusError's message
 	}{
-		{"503", serve(503, ""), 503},
-		{"network error", func(*http.Request) (*http.Response, error) { return nil, errors.New("reset") }, 0},
+		{"503", serve(503, ""), 503, "robots: https://example.com/robots.txt answered 503"},
+		{"network error", func(*http.Request) (*http.Response, error) { return nil, errors.New("reset") }, 0,
+			"robots: https://example.com/robots.txt: fetch failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -230,6 +248,9 @@ func TestCache_StoreClosedSiteHasStatusError(t *testing.T) {
 				var se *StatusError
 				if !errors.Is(err, ErrUnreachable) || !errors.As(err, &se) || se.Status != tc.status || web.count() != 1 {
 					t.Fatalf("Check = %v (%d fetches), want a *StatusError with status %d", err, web.count(), tc.status)
+				}
+				if se.Error() != tc.cause {
+					t.Errorf("cause reads %q, want %q", se.Error(), tc.cause)
 				}
 			})
 		})
@@ -261,5 +282,128 @@ func TestAllowed_TokenWhiteSpaceIgnored(t *testing.T) {
 		if !r.Allowed(a, "/public") || r.Allowed(a, "/private") {
 			t.Errorf("%q: /public %v, /private %v: want ExampleBot's group", token, r.Allowed(a, "/public"), r.Allowed(a, "/private"))
 		}
+	}
+}
+
+// The Logger gets one record per fetch, and a warning for each Store
+// operation that fails; a copy used from memory logs nothing.
+func TestCache_Logger(t *testing.T) {
+	const fetched = `level=INFO msg="robots: fetched" origin=https://example.com:443`
+	for _, tc := range []struct {
+		name  string
+		store Store
+		want  []string
+	}{
+		{"fetch", nil, []string{fetched}},
+		{"store failing", &countingStore{fail: true, failSave: true}, []string{
+			`level=WARN msg="robots: store load failed" origin=https://example.com:443`,
+			fetched,
+			`level=WARN msg="robots: store save failed" origin=https://example.com:443`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+				ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+					if a.Key == slog.LevelKey || a.Key == slog.MessageKey || a.Key == "origin" {
+						return a
+					}
+					return slog.Attr{}
+				},
+			}))
+			web := &fakeWeb{}
+			web.set(serve(200, "User-agent: *\nDisallow: /x\n"))
+			c := &Cache{Transport: web, Store: tc.store, Logger: logger}
+			u := mustURL(t, "https://example.com/x")
+			for range 2 {
+				if err := c.Check(context.Background(), bothy, u); !errors.Is(err, ErrDisallowed) {
+					t.Fatalf("Check = %v, want the fetched rule", err)
+				}
+			}
+			if web.count() != 1 {
+				t.Fatalf("%d fetches, want 1", web.count())
+			}
+			if got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"); !slices.Equal(got, tc.want) {
+				t.Errorf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// closeCounter is a RoundTripper that counts the response bodies it hands
+// out and how many of them were closed.
+type closeCounter struct {
+	rt             http.RoundTripper
+	opened, closed atomic.Int32
+}
+
+func (c *closeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(req)
+	if err == nil {
+		c.opened.Add(1)
+		resp.Body = countedBody{resp.Body, &c.closed}
+	}
+	return resp, err
+}
+
+type countedBody struct {
+	io.ReadCloser
+	closed *atomic.Int32
+}
+
+func (b countedBody) Close() error {
+	b.closed.Add(1)
+	return b.ReadCloser.Close()
+}
+
+// Every answer's body is closed, and a redirect's body is read first, so
+// that the hops of a redirect within one site share one connection.
+func TestCache_BodiesClosedHopsShareAConnection(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		status   int // of /robots.txt; its redirect goes to /moved.txt (200)
+		requests int
+	}{
+		{"redirect", http.StatusMovedPermanently, 2},
+		{"200", http.StatusOK, 1},
+		{"503", http.StatusServiceUnavailable, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" && tc.status != http.StatusOK {
+					if tc.status == http.StatusMovedPermanently {
+						w.Header().Set("Location", "/moved.txt")
+					}
+					w.WriteHeader(tc.status)
+					io.WriteString(w, "not the file\n")
+					return
+				}
+				io.WriteString(w, "User-agent: *\nDisallow: /x\n")
+			}))
+			var conns atomic.Int32
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			bodies := &closeCounter{rt: tr}
+			c := &Cache{Transport: bodies}
+			if _, err := c.Get(context.Background(), mustURL(t, srv.URL+"/x")); err != nil {
+				t.Fatal(err)
+			}
+			if n := bodies.opened.Load(); n != int32(tc.requests) {
+				t.Fatalf("%d answers, want %d", n, tc.requests)
+			}
+			if n, m := bodies.closed.Load(), bodies.opened.Load(); n != m {
+				t.Errorf("%d of %d bodies closed", n, m)
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("%d connections, want 1", n)
+			}
+		})
 	}
 }

@@ -337,7 +337,11 @@ func TestFromResponse_C2(t *testing.T) {
 	}{
 		{200, nil, false, true, false},
 		{204, nil, false, true, false},
+		{299, nil, false, true, false}, // the last 2xx: the body is the rules
+		{300, nil, true, true, false},  // 3xx (§2.3.1.2): unavailable
 		{301, nil, true, true, false},
+		{399, nil, true, true, false},
+		{400, nil, true, true, false}, // the first 4xx (§2.3.1.3)
 		{401, nil, true, true, false},
 		{403, nil, true, true, false},
 		{404, nil, true, true, false},
