@@ -332,3 +332,38 @@ func TestCrawler_StopSiteLeavesTheJournal(t *testing.T) {
 		})
 	}
 }
+
+// MemoryJournal's Load counts the URLs admitted per site: a URL queued
+// again (recorded twice, or retried) is counted once, and a retry alone
+// is no admission.
+func TestMemoryJournal_CountsEachURLOnce(t *testing.T) {
+	a0 := Item{URL: u("http://a.test/0"), Key: "http://a.test/0", Site: "http://a.test"}
+	retry := a0
+	retry.Tries = 1
+	for _, tt := range []struct {
+		name  string
+		steps []Step
+		want  int // a.test's count
+	}{
+		{"queued once", []Step{{Queued: []Item{a0}}}, 1},
+		{"queued twice", []Step{{Queued: []Item{a0}}, {Queued: []Item{a0}}}, 1},
+		{"queued, then retried", []Step{{Queued: []Item{a0}}, {Queued: []Item{retry}}}, 1},
+		{"a retry alone", []Step{{Queued: []Item{retry}}}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &MemoryJournal{}
+			for _, s := range tt.steps {
+				if err := j.Record(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			items, counts, err := j.Load(context.Background())
+			if err != nil || len(items) != 1 || items[0].Key != a0.Key {
+				t.Fatalf("Load = %v, %v; want a.test/0 queued", keysOf(items), err)
+			}
+			if counts["http://a.test"] != tt.want {
+				t.Errorf("a.test counted %d; want %d", counts["http://a.test"], tt.want)
+			}
+		})
+	}
+}

@@ -170,8 +170,10 @@ func sum(m map[string]int) int {
 	return n
 }
 
-// A key that Finish drops while its item is in the Spill is skipped when
-// the item comes back (and no longer counted), unless it was queued again.
+// A key that Finish drops leaves the queue: at once in memory, and while
+// its item is in the Spill, it is skipped when the item comes back (and no
+// longer counted), unless it was queued again;
+// the leased item, unless the step names it, goes back to the head.
 func TestMemQueue_DroppedWhileSpilled(t *testing.T) {
 	const site = "http://a.test"
 	key := func(i int) string { return fmt.Sprintf("%s/%d", site, i) }
@@ -184,6 +186,12 @@ func TestMemQueue_DroppedWhileSpilled(t *testing.T) {
 		{"spilled key dropped", 1, func(it Item) Step {
 			return Step{Done: []string{it.Key}, Dropped: []string{key(2), key(4)}}
 		}, []string{key(1), key(3)}},
+		{"another key dropped, the item not named: it stays", 1, func(it Item) Step {
+			return Step{Dropped: []string{key(2)}}
+		}, []string{key(0), key(1), key(3), key(4)}},
+		{"keys in memory and spilled dropped", 2, func(it Item) Step {
+			return Step{Done: []string{it.Key}, Dropped: []string{key(1), key(3)}}
+		}, []string{key(2), key(4)}},
 		{"unknown key dropped", 1, func(it Item) Step {
 			return Step{Done: []string{it.Key}, Dropped: []string{"http://a.test/none"}}
 		}, []string{key(1), key(2), key(3), key(4)}},
@@ -334,8 +342,8 @@ func TestMemQueue_EmptiedSiteLeavesTheSchedule(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.empty(f)
-			if f.Len() != 0 {
-				t.Fatalf("Len %d; want 0", f.Len())
+			if f.Len() != 0 || f.InMemory() != 0 {
+				t.Fatalf("Len %d, %d in memory; want 0, 0", f.Len(), f.InMemory())
 			}
 			if it, next, ok, _ := q.Lease(ctx, now, 0); ok || !next.IsZero() {
 				t.Errorf("Lease = %q, next %v; want none and the crawl over", it.Key, next.Sub(now))
@@ -346,7 +354,8 @@ func TestMemQueue_EmptiedSiteLeavesTheSchedule(t *testing.T) {
 
 // Items stay in memory, in order, without a Spill, with a Spill but no
 // MaxInMemory (which leaves the Spill untouched, the seen set too), or
-// when the Spill's Push fails (Err then reports the failure).
+// when the Spill's Push fails (Err then reports the failure); once Next
+// has taken them the queue is empty.
 func TestFrontier_SpillKeepsItemsInMemory(t *testing.T) {
 	broken := errors.New("spill disk gone")
 	for _, tt := range []struct {
@@ -384,13 +393,17 @@ func TestFrontier_SpillKeepsItemsInMemory(t *testing.T) {
 			if fmt.Sprint(got) != "[/0 /1 /2]" {
 				t.Errorf("Next gave %v; want [/0 /1 /2]", got)
 			}
+			if n, sites := f.Len(), f.Sites(); n != 0 || len(sites) != 0 {
+				t.Errorf("after the last Next: Len %d, sites %v; want 0, none", n, sites)
+			}
 		})
 	}
 }
 
 // Each lease ends at its own expiry, whatever the ttl of the others: a
 // short lease taken after a long one, and a lease that ends after another
-// was given back and taken again, are each given back when they end.
+// was given back and taken again, are each given back when they end. With
+// none due, next is no later than the earliest end of the leases held.
 func TestMemQueue_LeasesEndInTheirOwnTime(t *testing.T) {
 	ctx := context.Background()
 	q := NewMemoryQueue()
@@ -402,23 +415,38 @@ func TestMemQueue_LeasesEndInTheirOwnTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(0, 0)
+	held := map[string]Item{}
 	for _, step := range []struct {
 		at, ttl time.Duration
+		finish  string        // the key whose lease is finished (done) first
 		want    string        // the key leased ("": none)
 		next    time.Duration // with none leased: when to ask again
 	}{
-		{0, 10 * time.Minute, "http://a.test/0", 0},
-		{0, time.Minute, "http://b.test/0", 0},
-		{30 * time.Second, time.Minute, "http://c.test/0", 0},
-		{59 * time.Second, time.Minute, "", time.Minute},      // b's lease ends first
-		{time.Minute, time.Minute, "http://b.test/0", 0},      // given back and taken again
-		{89 * time.Second, time.Minute, "", 90 * time.Second}, // then c's
-		{90 * time.Second, time.Minute, "http://c.test/0", 0}, // given back too
-		{119 * time.Second, time.Minute, "", 2 * time.Minute}, // b's second lease
+		{0, 10 * time.Minute, "", "http://a.test/0", 0},
+		{0, time.Minute, "", "http://b.test/0", 0},
+		{30 * time.Second, time.Minute, "", "http://c.test/0", 0},
+		{59 * time.Second, time.Minute, "", "", time.Minute},      // b's lease ends first
+		{time.Minute, time.Minute, "", "http://b.test/0", 0},      // given back and taken again
+		{89 * time.Second, time.Minute, "", "", 90 * time.Second}, // then c's
+		{90 * time.Second, time.Minute, "", "http://c.test/0", 0}, // given back too
+		{119 * time.Second, time.Minute, "", "", 2 * time.Minute}, // b's second lease
+		// b's lease finished before its end. Its end may still be the
+		// next time to ask (Lease does not look through the leases held
+		// for that); asked then, Lease answers c's end.
+		{119 * time.Second, time.Minute, "http://b.test/0", "", 2 * time.Minute},
+		{2 * time.Minute, time.Minute, "", "", 150 * time.Second},
 	} {
+		if step.finish != "" {
+			if err := q.Finish(ctx, held[step.finish], Step{Done: []string{step.finish}}, time.Time{}); err != nil {
+				t.Fatalf("Finish(%s) = %v", step.finish, err)
+			}
+		}
 		it, next, ok, err := q.Lease(ctx, t0.Add(step.at), step.ttl)
 		if err != nil || it.Key != step.want || ok != (step.want != "") || (!ok && !next.Equal(t0.Add(step.next))) {
 			t.Fatalf("Lease at %v = %q, next %v, %v, %v; want %q, next %v", step.at, it.Key, next.Sub(t0), ok, err, step.want, step.next)
+		}
+		if ok {
+			held[it.Key] = it
 		}
 	}
 }
@@ -428,15 +456,15 @@ func TestMemQueue_LeasesEndInTheirOwnTime(t *testing.T) {
 func TestMemQueue_SpillLostItems(t *testing.T) {
 	sp := &popSpill{mapSpill: newMapSpill()}
 	f := &Frontier{Spill: sp, MaxInMemory: 1}
-	f.AddAll([]*url.URL{u("http://b.test/0"), u("http://a.test/0"), u("http://a.test/1"), u("http://c.test/0")}, "seed")
+	f.AddAll([]*url.URL{u("http://b.test/0"), u("http://a.test/0"), u("http://a.test/1"), u("http://a.test/2"), u("http://c.test/0")}, "seed")
 	q := f.memq()
 	ctx, now := context.Background(), time.Unix(0, 0)
 	if it, _, ok, _ := q.Lease(ctx, now, 0); !ok || it.Key != "http://b.test/0" {
 		t.Fatalf("first Lease = %q, %v; want b.test/0 (in memory)", it.Key, ok)
 	}
 	sp.mu.Lock()
-	if len(sp.queues["http://a.test"]) != 2 {
-		t.Fatalf("a.test has %d items in the Spill; want 2", len(sp.queues["http://a.test"]))
+	if len(sp.queues["http://a.test"]) != 3 {
+		t.Fatalf("a.test has %d items in the Spill; want 3", len(sp.queues["http://a.test"]))
 	}
 	delete(sp.queues, "http://a.test") // lost
 	sp.mu.Unlock()

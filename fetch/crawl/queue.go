@@ -37,6 +37,9 @@ type Queue interface {
 	// site's queue for another taker. With no site due, ok is false and
 	// next is when to ask again: the earliest ready time or lease expiry,
 	// the zero time when nothing is queued or leased (the crawl is over).
+	// It may be earlier than that (a lease finished since may still count
+	// for it), never later: asking early finds nothing due and a later
+	// next.
 	Lease(ctx context.Context, now time.Time, ttl time.Duration) (it Item, next time.Time, ok bool, err error)
 	// Finish ends the lease of it and applies step, all of it or
 	// nothing:

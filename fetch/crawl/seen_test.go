@@ -110,7 +110,8 @@ func TestFrontier_SeenSetInTheStore(t *testing.T) {
 
 // A seen set smaller than MaxInMemory stays in memory: the store is neither
 // written nor read. The key that reaches MaxInMemory moves the set to the
-// store in one write; from then on a key memory lacks is looked up there.
+// store in one write; from then on a key memory lacks is looked up there,
+// and a key memory holds is not.
 func TestFrontier_SeenSetInMemoryUntilLarge(t *testing.T) {
 	const inMem = 1000
 	sp := newMapSpill()
@@ -134,6 +135,9 @@ func TestFrontier_SeenSetInMemoryUntilLarge(t *testing.T) {
 	}
 	if sp.writes != 1 || len(sp.seen) != inMem {
 		t.Fatalf("at MaxInMemory keys: %d writes of %d keys; want 1 write of %d", sp.writes, len(sp.seen), inMem)
+	}
+	if add(0) || sp.reads != 0 {
+		t.Errorf("a key in memory after the move: %d reads of the store; want 0", sp.reads)
 	}
 	if !add(inMem) || sp.reads != 0 {
 		t.Errorf("a new key past MaxInMemory: %d reads of the store; want 0 (the filter knows it is new)", sp.reads)
