@@ -69,9 +69,9 @@ func extract(base *url.URL, r io.Reader) (out, head []Link, err error) {
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
-			if tt == html.SelfClosingTagToken && (a == atom.Form || a == atom.A) {
-				// HTML ignores the slash of a non-void element:
-				// <form/> opens a form, <a href=x/> an anchor.
+			if tt == html.SelfClosingTagToken && a == atom.Form {
+				// HTML ignores the slash of a non-void element: <form/>
+				// opens a form (and <a href=x/> an anchor, as below).
 				tt = html.StartTagToken
 			}
 			if tt == html.EndTagToken {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -206,10 +207,46 @@ func TestText_SelfClosingTitle(t *testing.T) {
 	for _, tc := range []struct{ html, title, text string }{
 		{"<head><title/>T</title></head><body><p>body</p>", "T", "body\n"},
 		{"<head><title>T</title></head><body><p>body</p>", "T", "body\n"},
+		// The title is the first title element's; another one's text is
+		// neither the title nor visible.
+		{"<head><title>T</title><title>U</title></head><body><p>body<title>V</title></p>", "T", "body\n"},
 	} {
 		title, text, err := Text(strings.NewReader(tc.html))
 		if err != nil || title != tc.title || text != tc.text {
 			t.Errorf("Text(%q) = %q, %q, %v; want %q, %q", tc.html, title, text, err, tc.title, tc.text)
 		}
+	}
+}
+
+// A read error from r is Extract's and Text's error, with what was read
+// before it; the end of the document is none.
+func TestReadError(t *testing.T) {
+	broken := errors.New("connection reset")
+	page := `<title>T</title><p>one <a href="/1">first</a> two`
+	for _, tc := range []struct {
+		name string
+		err  error // the reader's, after page
+		want error
+	}{
+		{"read error", broken, broken},
+		{"end of the document", io.EOF, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := func() io.Reader { return io.MultiReader(strings.NewReader(page), iotest.ErrReader(tc.err)) }
+			got, err := Extract(mustURL(t, "http://site.test/"), r())
+			if len(got) != 1 || got[0].URL.String() != "http://site.test/1" || got[0].Text != "first" {
+				t.Errorf("Extract read %v; want the link read before the error", got)
+			}
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("Extract error %v; want %v", err, tc.want)
+			}
+			title, text, err := Text(r())
+			if title != "T" || text != "one first two\n" {
+				t.Errorf("Text = %q, %q; want the text read before the error", title, text)
+			}
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("Text error %v; want %v", err, tc.want)
+			}
+		})
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Text returns the title and the visible text of an HTML document: the text
-// outside <script>, <style>, <noscript>, <template> and <head> (except the
-// title), one block element a line, whitespace collapsed. Its error is only a
+// Text returns the title and the visible text of an HTML document: the
+// title is the first <title> element's text (as a browser's document.title;
+// the text of any title element is not visible), the text is the text
+// outside <script>, <style>, <noscript>, <template> and <head>, one block
+// element a line, whitespace collapsed. Its error is only a
 // read error from r.
 func Text(r io.Reader) (title, text string, err error) {
 	z := html.NewTokenizer(r)
@@ -20,6 +22,7 @@ func Text(r io.Reader) (title, text string, err error) {
 		line    strings.Builder
 		hidden  int
 		inTitle bool
+		titles  int // title elements opened
 	)
 	flush := func() {
 		if s := strings.Join(strings.Fields(line.String()), " "); s != "" {
@@ -40,7 +43,9 @@ func Text(r io.Reader) (title, text string, err error) {
 		case html.TextToken:
 			switch {
 			case inTitle:
-				title += string(z.Text())
+				if titles == 1 { // the document's title is its first title element's
+					title += string(z.Text())
+				}
 			case hidden == 0:
 				line.Write(z.Text())
 				line.WriteByte(' ')
@@ -51,6 +56,9 @@ func Text(r io.Reader) (title, text string, err error) {
 			switch a {
 			case atom.Title:
 				inTitle = tt != html.EndTagToken // <title/> opens a title too: HTML ignores the slash of a non-void element
+				if inTitle {
+					titles++
+				}
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Head:
 				if tt == html.StartTagToken {
 					hidden++
