@@ -515,7 +515,10 @@ func TestCache_H5_StoreKeepsSiteClosed(t *testing.T) {
 
 func TestCache_BadURL(t *testing.T) {
 	c := &Cache{Transport: &fakeWeb{}}
-	for _, s := range []string{"ftp://example.com/x", "/relative", "mailto:a@b"} {
+	// No http(s) scheme, or no host: an empty authority, a port or user
+	// alone.
+	for _, s := range []string{"ftp://example.com/x", "/relative", "mailto:a@b",
+		"http:///x", "http://:8080/x", "https://:443", "http://@/x", "HTTP://:/"} {
 		if _, err := c.Get(context.Background(), mustURL(t, s)); !errors.Is(err, ErrBadURL) {
 			t.Errorf("Get(%s) = %v", s, err)
 		}
