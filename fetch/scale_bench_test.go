@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime/metrics"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -260,7 +259,7 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler, 
 	wg.Go(func() { c(ctx, b, w, hosts) })
 	time.Sleep(scaleWarm)
 	warm := w.Stats(b, prefix)
-	stopProfile := profileFile(b, profile)
+	stopProfile := manyhosts.ProfileCPU(b, profile)
 	alloc0, cpu0, t0 := allocated(), cputime.Self(), time.Now()
 	time.Sleep(scaleWindow)
 	end := w.Stats(b, prefix)
@@ -273,27 +272,6 @@ func crawl(b *testing.B, w *manyhosts.Web, prefix string, hosts int, c crawler, 
 	return scaleRun{Stats: manyhosts.Stats{Pages: win.Pages, Robots: win.Robots, Overlaps: all.Overlaps,
 		ShortGaps: all.ShortGaps, BeforeRobots: all.BeforeRobots, Denied: all.Denied},
 		All: all, Window: window, CPU: cpu, Alloc: alloc, PeakHeap: peak.Load()}
-}
-
-// profileFile starts a CPU profile written to name, unless name is empty,
-// and returns what stops it.
-func profileFile(b *testing.B, name string) (stop func()) {
-	if name == "" {
-		return func() {}
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		b.Fatal(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			b.Error(err)
-		}
-	}
 }
 
 // allocated is the number of bytes allocated on the heap so far.

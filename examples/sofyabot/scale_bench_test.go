@@ -168,29 +168,19 @@ func profileWindow(b *testing.B, prefix string) (stop func()) {
 		return func() {}
 	}
 	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+"-"+strings.TrimSuffix(prefix, "-"))
-	create := func(suffix string) *os.File {
+	heap := func(suffix string) {
 		f, err := os.Create(name + suffix)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return f
-	}
-	heap := func(suffix string) {
-		f := create(suffix)
 		if err := errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close()); err != nil {
 			b.Error(err)
 		}
 	}
 	heap("-a.heap")
-	f := create(".prof")
-	if err := pprof.StartCPUProfile(f); err != nil {
-		b.Fatal(err)
-	}
+	stop = manyhosts.ProfileCPU(b, name+".prof")
 	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			b.Error(err)
-		}
+		stop()
 		heap("-b.heap")
 	}
 }

@@ -50,6 +50,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -545,4 +546,26 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// ProfileCPU starts a CPU profile of this process written to the file name
+// and returns what stops it; with name empty it does nothing. The
+// benchmarks on this web profile their measured windows with it.
+func ProfileCPU(tb testing.TB, name string) (stop func()) {
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		tb.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			tb.Error(err)
+		}
+	}
 }
