@@ -43,8 +43,12 @@ func TestWrite_TooLargeForOneRecord(t *testing.T) {
 	}
 	ctx := context.Background()
 	over := make([]byte, maxRecordSize) // with its bucket, key and lengths, past the bound
-	if err := st.Write(ctx, func(tx *Tx) error { return tx.Put("b", "over", over) }); !errors.Is(err, ErrWriteTooLarge) {
-		t.Fatalf("a write of %d bytes: %v, want ErrWriteTooLarge", recordSize([]change{{kind: opPut, bucket: "b", key: "over", val: over}}), err)
+	applied := 0                        // Tx.Applied's runs: none for the refused write
+	if err := st.Write(ctx, func(tx *Tx) error {
+		tx.Applied(func() { applied++ })
+		return tx.Put("b", "over", over)
+	}); !errors.Is(err, ErrWriteTooLarge) || applied != 0 {
+		t.Fatalf("a write of %d bytes: %v, %d Applied runs; want ErrWriteTooLarge and none", recordSize([]change{{kind: opPut, bucket: "b", key: "over", val: over}}), err, applied)
 	}
 	if v, err := st.Get(ctx, "b", "over"); v != nil || err != nil {
 		t.Fatalf("the refused write reads back %d bytes (%v)", len(v), err)
@@ -57,8 +61,11 @@ func TestWrite_TooLargeForOneRecord(t *testing.T) {
 	if n := size(exact); n != maxRecordSize {
 		t.Fatalf("the test's record is %d bytes, not %d", n, maxRecordSize)
 	}
-	if err := st.Write(ctx, func(tx *Tx) error { return tx.Put("b", "exact", exact) }); err != nil {
-		t.Fatalf("a write of exactly %d bytes: %v", maxRecordSize, err)
+	if err := st.Write(ctx, func(tx *Tx) error {
+		tx.Applied(func() { applied++ })
+		return tx.Put("b", "exact", exact)
+	}); err != nil || applied != 1 {
+		t.Fatalf("a write of exactly %d bytes: %v, %d Applied runs; want 1", maxRecordSize, err, applied)
 	}
 	Abandon(st) // killed: the write is in the log only
 	var logs bytes.Buffer

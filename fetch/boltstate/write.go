@@ -37,7 +37,17 @@ var ErrWriteTooLarge = errors.New("boltstate: write too large for one log record
 type Tx struct {
 	s       *State
 	changes []change
+	applied []func() // see Applied
 }
+
+// Applied has f run once the write is accepted: its changes are in the log
+// (for [State.Write]) and seen by reads, and the next write has not begun,
+// so f runs in the writes' order. f does not run if the write is refused:
+// fn returned an error, the changes are too large ([ErrWriteTooLarge]), or
+// the log could not take them. It is for what a caller keeps beside the
+// state (a cache of counts, say), which must follow the writes the state
+// took and no other. f must not write to the state.
+func (tx *Tx) Applied(f func()) { tx.applied = append(tx.applied, f) }
 
 // Get returns the value of key in bucket, nil if there is none.
 func (tx *Tx) Get(bucket, key string) ([]byte, error) {
@@ -119,8 +129,17 @@ func (tx *Tx) add(c change) { tx.changes = append(tx.changes, c) }
 func (tx *Tx) reset() {
 	clear(tx.changes)
 	tx.changes = tx.changes[:0]
+	clear(tx.applied)
+	tx.applied = tx.applied[:0]
 	if cap(tx.changes) > 256 {
 		tx.changes = nil
+	}
+}
+
+// runApplied runs the functions Applied registered, in their order.
+func (tx *Tx) runApplied() {
+	for _, f := range tx.applied {
+		f()
 	}
 }
 
@@ -192,6 +211,9 @@ func (s *State) write(ctx context.Context, fn func(*Tx) error, logged bool) erro
 	tx := &s.tx // writes take turns: one Tx serves them all, reset before wmu is let go
 	tx.s = s
 	if err := fn(tx); err != nil || len(tx.changes) == 0 {
+		if err == nil {
+			tx.runApplied() // nothing to write: accepted as it is
+		}
 		tx.reset()
 		s.wmu.Unlock()
 		return err
@@ -229,6 +251,7 @@ func (s *State) write(ctx context.Context, fn func(*Tx) error, logged bool) erro
 		s.full.Store(true)
 	}
 	s.mu.Unlock()
+	tx.runApplied()
 	tx.reset()
 	s.wmu.Unlock()
 	if start {

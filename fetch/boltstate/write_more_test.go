@@ -2,7 +2,9 @@ package boltstate_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -123,5 +125,75 @@ func TestTx_DropBucketRemovesItFromTheFile(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Tx.Applied's functions run, in order, for a write the state took (logged
+// or not, with changes or none), once its changes are seen by reads; not
+// for one it refused (fn's error, a closed state; ErrWriteTooLarge is
+// TestWrite_TooLargeForOneRecord's).
+func TestTx_Applied(t *testing.T) {
+	ctx := context.Background()
+	refused := errors.New("refused")
+	for _, tc := range []struct {
+		name     string
+		unlogged bool
+		closed   bool
+		put      bool // the write changes something
+		fnErr    error
+		want     string // the hooks' trace; "" none ran
+	}{
+		{"logged", false, false, true, nil, "1 2"},
+		{"unlogged", true, false, true, nil, "1 2"},
+		{"no change", false, false, false, nil, "1 2"},
+		{"fn refuses", false, false, true, refused, ""},
+		{"closed", false, true, true, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := boltstate.Open(filepath.Join(t.TempDir(), "state.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if tc.closed {
+				st.Close()
+			}
+			var trace []string
+			write := st.Write
+			if tc.unlogged {
+				write = st.WriteUnlogged
+			}
+			err = write(ctx, func(tx *boltstate.Tx) error {
+				for _, n := range []string{"1", "2"} {
+					tx.Applied(func() {
+						if v, err := st.Get(ctx, "b", "k"); tc.put && (err != nil || string(v) != "v") {
+							t.Errorf("hook %s: the write reads back %q, %v", n, v, err)
+						}
+						trace = append(trace, n)
+					})
+				}
+				if tc.put {
+					if err := tx.Put("b", "k", []byte("v")); err != nil {
+						return err
+					}
+				}
+				return tc.fnErr
+			})
+			if (err == nil) != (tc.want != "") {
+				t.Fatalf("write = %v", err)
+			}
+			if got := strings.Join(trace, " "); got != tc.want {
+				t.Errorf("hooks ran %q; want %q", got, tc.want)
+			}
+			// The next write runs no hook of this one.
+			if !tc.closed {
+				if err := st.Write(ctx, func(tx *boltstate.Tx) error { return tx.Put("b", "k2", []byte("w")) }); err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(trace, " "); got != tc.want {
+					t.Errorf("after the next write, hooks ran %q; want %q", got, tc.want)
+				}
+			}
+		})
 	}
 }

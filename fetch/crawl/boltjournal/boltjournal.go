@@ -69,8 +69,9 @@ type Journal struct {
 
 	// counts caches the sites bucket (the count of URLs admitted per
 	// site), so that a step's counts are written without reading the
-	// state. Only Record's write function, which the State runs one at a
-	// time, and Load touch it; a site not in it is read once.
+	// state. Only Record's write function and the Applied hook it sets
+	// (which the State runs one write at a time, the hook only for a step
+	// it took), and Load touch it; a site not in it is read once.
 	counts map[string]int
 }
 
@@ -204,9 +205,11 @@ func (j *Journal) Record(ctx context.Context, step crawl.Step) error {
 				return err
 			}
 		}
-		for _, c := range counts {
-			j.counts[c.site] = c.n
-		}
+		tx.Applied(func() { // a refused step leaves the cache as the state is
+			for _, c := range counts {
+				j.counts[c.site] = c.n
+			}
+		})
 		return nil
 	})
 }

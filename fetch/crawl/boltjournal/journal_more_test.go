@@ -3,6 +3,7 @@ package boltjournal_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -43,7 +44,7 @@ func queueN(t *testing.T, j *boltjournal.Journal, site string, from, n int) {
 }
 
 // A site's count of admitted URLs survives a reopen however many digits it
-// has, and a step of a journal made on the reopened file adds to it,
+// has, and each step of a journal made on the reopened file adds to it,
 // whether or not the journal was loaded first.
 func TestCounts_AcrossReopen(t *testing.T) {
 	ctx := context.Background()
@@ -62,22 +63,22 @@ func TestCounts_AcrossReopen(t *testing.T) {
 					t.Fatalf("Load after a reopen: counts %v, %v; want a.test 12, b.test 3", counts, err)
 				}
 			}
-			queueN(t, j, "http://a.test", 12, 1)
+			queueN(t, j, "http://a.test", 12, 2)
 			items, counts, err := j.Load(ctx)
-			if err != nil || len(items) != 16 || counts["http://a.test"] != 13 || counts["http://b.test"] != 3 || len(counts) != 2 {
-				t.Errorf("Load = %d items, counts %v, %v; want 16 items, a.test 13, b.test 3", len(items), counts, err)
+			if err != nil || len(items) != 17 || counts["http://a.test"] != 14 || counts["http://b.test"] != 3 || len(counts) != 2 {
+				t.Errorf("Load = %d items, counts %v, %v; want 17 items, a.test 14, b.test 3", len(items), counts, err)
 			}
 		})
 	}
 }
 
-// A queue record whose URL has no host (or does not parse) is damaged:
-// Load skips it and loads the others.
-func TestLoad_SkipsRecordsWithoutHost(t *testing.T) {
+// A queue record whose URL has no host (or does not parse), or with a
+// field of the wrong type, is damaged: Load skips it and loads the others.
+func TestLoad_SkipsDamagedRecords(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.db")
 	st, _, j := open(t, path)
-	queueN(t, j, "http://a.test", 0, 4)
+	queueN(t, j, "http://a.test", 0, 5)
 	st.Close()
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -89,6 +90,7 @@ func TestLoad_SkipsRecordsWithoutHost(t *testing.T) {
 			"http://a.test/1": `{"u":"/1","s":2}`,
 			"http://a.test/2": `{"u":"mailto:x@a.test","s":3}`,
 			"http://a.test/3": `{"u":"http://a.test/%zz","s":4}`,
+			"http://a.test/4": `{"u":"http://a.test/4","d":"deep","s":5}`,
 		} {
 			if b.Get([]byte(key)) == nil {
 				return fmt.Errorf("no record %s", key)
@@ -110,21 +112,34 @@ func TestLoad_SkipsRecordsWithoutHost(t *testing.T) {
 	}
 }
 
-// A spilled record without a key or without a host is damaged: Pop skips
-// it (and deletes it) and returns the others.
-func TestPop_SkipsRecordsWithoutKeyOrHost(t *testing.T) {
+// A spilled record without a key or without a host, or with a field of
+// the wrong type, is damaged: Pop skips it (and deletes it) and returns
+// the others.
+func TestPop_SkipsDamagedRecords(t *testing.T) {
 	const site = "http://a.test"
 	ctx := context.Background()
 	st, j := withSpill(t, "", site)
+	if err := j.Push(ctx, site, spillItems(t, site, 3, 4)); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.DB.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(string(boltjournal.SpillBucket) + " " + site))
-		if err := b.Put(binary.BigEndian.AppendUint64(nil, 1), []byte(`{"u":"http://a.test/0","s":0}`)); err != nil {
-			return err
+		for seq, raw := range map[uint64]string{
+			1: `{"u":"http://a.test/0","s":0}`,
+			2: `{"u":"/1","k":"http://a.test/1","s":0}`,
+			4: `{"u":"http://a.test/3","k":"http://a.test/3","t":"twice","s":0}`,
+		} {
+			if b.Get(binary.BigEndian.AppendUint64(nil, seq)) == nil {
+				return fmt.Errorf("no spilled record %d", seq)
+			}
+			if err := b.Put(binary.BigEndian.AppendUint64(nil, seq), []byte(raw)); err != nil {
+				return err
+			}
 		}
-		return b.Put(binary.BigEndian.AppendUint64(nil, 2), []byte(`{"u":"/1","k":"http://a.test/1","s":0}`))
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +270,44 @@ func TestPop_NoneForNonPositiveN(t *testing.T) {
 	}
 	if its, err := j.Pop(ctx, site, 3); err != nil || len(its) != 3 || its[0].Key != site+"/0" {
 		t.Errorf("Pop(3) after them = %d items, %v; want the 3 pushed, from item 0", len(its), err)
+	}
+}
+
+// A spill call with a canceled context fails with the context's error and
+// changes nothing, whether or not it had anything to do: the 3 items
+// pushed before it are still there, in order, and nothing else.
+func TestSpill_CanceledContext(t *testing.T) {
+	const site = "http://a.test"
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		call func(t *testing.T, j *boltjournal.Journal) error
+	}{
+		{"Push", func(t *testing.T, j *boltjournal.Journal) error {
+			return j.Push(canceled, site, spillItems(t, site, 3, 5))
+		}},
+		{"Push of no items", func(t *testing.T, j *boltjournal.Journal) error { return j.Push(canceled, site, nil) }},
+		{"Pop", func(t *testing.T, j *boltjournal.Journal) error { _, err := j.Pop(canceled, site, 2); return err }},
+		{"Pop of none", func(t *testing.T, j *boltjournal.Journal) error { _, err := j.Pop(canceled, site, 0); return err }},
+		{"Pop of an empty queue", func(t *testing.T, j *boltjournal.Journal) error {
+			_, err := j.Pop(canceled, "http://b.test", 2)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, j := withSpill(t, "", site)
+			if err := tc.call(t, j); !errors.Is(err, context.Canceled) {
+				t.Errorf("with a canceled context: %v; want context.Canceled", err)
+			}
+			its, err := j.Pop(context.Background(), site, 10)
+			var got []string
+			for _, it := range its {
+				got = append(got, it.Key)
+			}
+			if want := fmt.Sprint([]string{site + "/0", site + "/1", site + "/2"}); err != nil || fmt.Sprint(got) != want {
+				t.Errorf("Pop after it = %v, %v; want %s", got, err, want)
+			}
+		})
 	}
 }

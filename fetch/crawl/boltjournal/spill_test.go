@@ -373,23 +373,44 @@ func TestSpill_WrittenWithoutTheLog(t *testing.T) {
 }
 
 // The spill pops only the items its Journal pushed since it was made or
-// loaded: not those an earlier Journal on the file left (a crawl stopped
-// without Load), nor those Load emptied.
+// loaded, and all of them: not those an earlier Journal on the file left
+// (a crawl stopped without Load; its own first Push may have had no
+// items), nor those Load emptied or a Pop took, and not fewer after the
+// site's queue was drained.
 func TestSpill_PopsOnlyItsOwn(t *testing.T) {
 	const site = "http://a.test"
 	ctx := context.Background()
+	// earlier opens a Journal on path after an earlier one pushed 3 items.
+	earlier := func(t *testing.T, path string) (*boltjournal.Journal, func()) {
+		st, _, j := open(t, path)
+		if err := j.Push(ctx, site, spillItems(t, site, 100, 103)); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		st2, _, j2 := open(t, path)
+		return j2, func() { st2.Close() }
+	}
 	for _, tc := range []struct {
 		name   string
 		before func(t *testing.T, path string) (*boltjournal.Journal, func())
 	}{
-		{"earlier journal", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
+		{"earlier journal", earlier},
+		{"earlier journal, then an empty Push", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
+			j, done := earlier(t, path)
+			if err := j.Push(ctx, site, nil); err != nil {
+				t.Fatal(err)
+			}
+			return j, done
+		}},
+		{"drained", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
 			st, _, j := open(t, path)
 			if err := j.Push(ctx, site, spillItems(t, site, 100, 103)); err != nil {
 				t.Fatal(err)
 			}
-			st.Close()
-			st2, _, j2 := open(t, path)
-			return j2, func() { st2.Close() }
+			if its, err := j.Pop(ctx, site, 10); len(its) != 3 || err != nil {
+				t.Fatalf("Pop = %d items, %v; want 3", len(its), err)
+			}
+			return j, func() { st.Close() }
 		}},
 		{"after Load", func(t *testing.T, path string) (*boltjournal.Journal, func()) {
 			st, _, j := open(t, path)
