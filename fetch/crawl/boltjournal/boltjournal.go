@@ -142,7 +142,7 @@ func (j *Journal) Load(ctx context.Context) ([]crawl.Item, map[string]int, error
 	if len(items) == 0 {
 		if len(counts) > 0 {
 			err := j.st.Write(ctx, func(tx *boltstate.Tx) error {
-				clear(j.counts)
+				tx.Applied(func() { clear(j.counts) })
 				return tx.DropBucket(sitesBucket)
 			})
 			if err != nil {
