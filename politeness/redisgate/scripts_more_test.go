@@ -92,25 +92,34 @@ func TestScripts_QueueKeysExpire(t *testing.T) {
 	}
 }
 
-// A lease has the lease TTL whether the acquire script granted it or the
-// touch script re-asserted it after Redis lost its data, so a holder that
-// then crashes frees the host after one TTL like any other.
+// A lease has the lease TTL whether the acquire script granted it, the
+// touch script renewed it (a holder's renewal restarts the TTL, so a slow
+// request keeps its turn) or re-asserted it after Redis lost its data, so a
+// holder that then crashes frees the host after one TTL like any other.
 func TestScripts_C3_LeaseHasTheTTL(t *testing.T) {
 	c := newClient(t, needRedis(t))
 	ctx := context.Background()
+	touch := func(_ *testing.T, g *Gate) (int64, error) {
+		code, _, err := g.touch(ctx, scriptHost, "mine")
+		return code, err
+	}
 	for _, tc := range []struct {
 		name string
+		held time.Duration // the TTL left of a lease already ours (0: none)
 		take func(t *testing.T, g *Gate) (int64, error)
 		code int64
 	}{
-		{"Granted", func(t *testing.T, g *Gate) (int64, error) { code, _ := runAcquire(t, g, "mine"); return code, nil }, 1},
-		{"Reasserted", func(_ *testing.T, g *Gate) (int64, error) {
-			code, _, err := g.touch(ctx, scriptHost, "mine")
-			return code, err
-		}, 2},
+		{"Granted", 0, func(t *testing.T, g *Gate) (int64, error) { code, _ := runAcquire(t, g, "mine"); return code, nil }, 1},
+		{"Renewed", time.Second, touch, 1},
+		{"Reasserted", 0, touch, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newTestGate(t, c, testPrefix(), &Options{Fence: -1})
+			if tc.held > 0 {
+				if err := c.Set(ctx, g.leaseKey(scriptHost), "mine", tc.held).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
 			code, err := tc.take(t, g)
 			if err != nil {
 				t.Fatal(err)
