@@ -26,7 +26,8 @@ var (
 	// Options.LeaseTTL. It wraps [politeness.ErrLeaseReleased].
 	ErrLeaseLost = fmt.Errorf("redisgate: lease lost: %w", politeness.ErrLeaseReleased)
 
-	// ErrBadState reports a host State in Redis that is not valid JSON.
+	// ErrBadState reports a host State in Redis that is not valid JSON (an
+	// empty value is no State, as an absent key is).
 	ErrBadState = errors.New("redisgate: bad state in redis")
 
 	// ErrClosed is returned by Acquire after [Gate.Close].
