@@ -3,6 +3,7 @@ package boltjournal_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -558,4 +559,38 @@ func TestDamagedRecordsSkipped(t *testing.T) {
 			t.Errorf("%d records left in the spill after the Pop; want none", n)
 		}
 	})
+}
+
+// The seen set keeps every key AddSeen was given, answers no for the
+// others, forgets them all at ClearSeen, and reports a state that takes
+// no write.
+func TestSeen_AddHasClear(t *testing.T) {
+	ctx := context.Background()
+	st, _, j := open(t, filepath.Join(t.TempDir(), "state.db"))
+	defer st.Close()
+	has := func(key string) bool {
+		t.Helper()
+		ok, err := j.HasSeen(ctx, key)
+		if err != nil {
+			t.Fatalf("HasSeen(%s): %v", key, err)
+		}
+		return ok
+	}
+	if err := j.AddSeen(ctx, []string{"http://a.test/1", "http://b.test/2"}); err != nil {
+		t.Fatalf("AddSeen: %v", err)
+	}
+	if !has("http://a.test/1") || !has("http://b.test/2") || has("http://a.test/3") {
+		t.Errorf("after AddSeen: a/1 %v, b/2 %v, a/3 %v; want true, true, false",
+			has("http://a.test/1"), has("http://b.test/2"), has("http://a.test/3"))
+	}
+	if err := j.ClearSeen(ctx); err != nil {
+		t.Fatalf("ClearSeen: %v", err)
+	}
+	if has("http://a.test/1") {
+		t.Error("a/1 seen after ClearSeen")
+	}
+	st.Close()
+	if err := j.AddSeen(ctx, []string{"http://a.test/4"}); !errors.Is(err, boltstate.ErrClosed) {
+		t.Errorf("AddSeen on a closed state: %v, want ErrClosed", err)
+	}
 }
