@@ -178,9 +178,9 @@ func profileWindow(b *testing.B, prefix string) (stop func()) {
 		}
 	}
 	heap("-a.heap")
-	stop = manyhosts.ProfileCPU(b, name+".prof")
+	stopCPU := manyhosts.ProfileCPU(b, name+".prof")
 	return func() {
-		stop()
+		stopCPU()
 		heap("-b.heap")
 	}
 }
