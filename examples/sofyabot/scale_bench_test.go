@@ -162,23 +162,23 @@ const profileEnv = "GOODBOT_SOFYA_CPUPROFILE"
 // writes the heap profile at the window's start and end (…-a.heap and
 // …-b.heap): "go tool pprof -sample_index alloc_space -diff_base A B" is
 // what the window allocated, by caller.
-func profileWindow(b *testing.B, prefix string) (stop func()) {
+func profileWindow(tb testing.TB, prefix string) (stop func()) {
 	dir := os.Getenv(profileEnv)
 	if dir == "" {
 		return func() {}
 	}
-	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(b.Name())+"-"+strings.TrimSuffix(prefix, "-"))
+	name := filepath.Join(dir, strings.NewReplacer("/", "_", "=", "").Replace(tb.Name())+"-"+strings.TrimSuffix(prefix, "-"))
 	heap := func(suffix string) {
 		f, err := os.Create(name + suffix)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		if err := errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close()); err != nil {
-			b.Error(err)
+			tb.Error(err)
 		}
 	}
 	heap("-a.heap")
-	stopCPU := manyhosts.ProfileCPU(b, name+".prof")
+	stopCPU := manyhosts.ProfileCPU(tb, name+".prof")
 	return func() {
 		stopCPU()
 		heap("-b.heap")
@@ -190,4 +190,28 @@ func allocated() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// TestProfileWindow checks the benchmark's profiles: with profileEnv set,
+// the window's CPU profile and its two heap profiles are written (gzipped
+// pprof files) once stop returns; without it nothing is.
+func TestProfileWindow(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(profileEnv, "")
+	profileWindow(t, "s0-")()
+	if got, _ := os.ReadDir(dir); len(got) != 0 {
+		t.Fatalf("without %s: %d files written", profileEnv, len(got))
+	}
+	t.Setenv(profileEnv, dir)
+	stop := profileWindow(t, "s0-")
+	stop()
+	for _, suffix := range []string{".prof", "-a.heap", "-b.heap"} {
+		raw, err := os.ReadFile(filepath.Join(dir, "TestProfileWindow-s0"+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzipped profile", suffix, len(raw))
+		}
+	}
 }
