@@ -107,3 +107,22 @@ func LogUnsynced(st *State) int {
 func OpenDBUnchecked(path string, logger *slog.Logger) (*bbolt.DB, error) {
 	return OpenDB(path, &Options{Logger: logger, unchecked: true})
 }
+
+// Checkpointing reports whether a checkpoint of st was started and has not
+// ended.
+func Checkpointing(st *State) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.checkpointing
+}
+
+// Full reports whether st's writers wait for its checkpoint (both layers
+// full).
+func Full(st *State) bool { return st.full.Load() }
+
+// TxScratch is the capacity of the changes slice st's writes share.
+func TxScratch(st *State) int {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	return cap(st.tx.changes)
+}
