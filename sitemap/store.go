@@ -3,6 +3,7 @@ package sitemap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"sync"
 	"time"
@@ -16,10 +17,18 @@ import (
 // sitemap/boltstore keeps it in a bbolt file.
 type Store interface {
 	// Load returns the site's state, or nil and no error when there is none.
+	// A stored state that does not decode (a damaged file, another
+	// version's format) is an error for which errors.Is(err, ErrBadState)
+	// holds: [Walker.Check] then reads the site as never read and its Save
+	// replaces that state.
 	Load(ctx context.Context, site string) (*State, error)
 	// Save replaces the site's state.
 	Save(ctx context.Context, site string, st *State) error
 }
+
+// ErrBadState is the error (matched with errors.Is) of a [Store]'s Load
+// whose stored state does not decode.
+var ErrBadState = errors.New("sitemap: stored state does not decode")
 
 // State is the last read of one site's sitemaps: per sitemap, its
 // validators and what it listed. It is plain data and JSON-serialisable.

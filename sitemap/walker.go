@@ -253,6 +253,10 @@ type CheckResult struct {
 	// this read, those of files answered 304 included (Report.Pages counts
 	// only the entries actually read).
 	Listed int
+	// StateErr is the Store's error (errors.Is ErrBadState) when the
+	// site's stored state did not decode: the site was read as never read
+	// (First) and this read's state replaced it. Nil otherwise.
+	StateErr error
 }
 
 func (w *Walker) client() *http.Client {
@@ -380,12 +384,21 @@ func (w *Walker) WalkReport(ctx context.Context, sitemapURLs []string, fn func(E
 // Per-file failures do not fail the check: that file's previous state is
 // kept, the result is not Complete (so nothing is Gone) and the failures
 // are in Report.Errors. Check returns an error only when the Store fails
-// or ctx ends, and then saves nothing.
+// or ctx ends, and then saves nothing. A stored state that does not decode
+// (the Store's Load error matches [ErrBadState]) is no such failure: the
+// site is read as never read (the result is First, with the error in
+// StateErr, and a Warn line is logged) and the new read replaces it, so a
+// damaged record costs one full read, not every check after it.
 func (w *Walker) Check(ctx context.Context, site string, declared []string) (*CheckResult, error) {
 	store := w.store()
 	key := siteStoreKey(site)
 	prev, err := store.Load(ctx, key)
-	if err != nil {
+	var stateErr error
+	switch {
+	case errors.Is(err, ErrBadState):
+		prev, stateErr = nil, err // read as never read; the Save below replaces it
+		w.logger().Warn("sitemap: the stored state of the site does not decode; reading it as never read", "site", key, "err", err)
+	case err != nil:
 		return nil, err
 	}
 	roots, cross := DeclaredSitemaps(robotsURL(site), declared), true
@@ -414,7 +427,7 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 			}
 		}
 	}
-	res := &CheckResult{Report: *rep, First: prev == nil}
+	res := &CheckResult{Report: *rep, First: prev == nil, StateErr: stateErr}
 	snap := cur.Snapshot()
 	res.Listed = len(snap.Pages)
 	res.DiffResult = Diff(prev.Snapshot(), snap)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -673,6 +674,32 @@ func TestCheck_StoreErrors(t *testing.T) {
 				t.Errorf("%d requests, result %+v, err %v; want %d requests, no result, %v", req, res, err, tc.requests, boom)
 			}
 		})
+	}
+}
+
+// TestCheck_BadStoredState: a Store whose Load says the site's state does
+// not decode (ErrBadState, wrapped) does not fail the check, unlike any
+// other Load error: the site is read as never read, the result carries the
+// error, a Warn line names the site, and the read is saved in its place.
+func TestCheck_BadStoredState(t *testing.T) {
+	s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/a", "/b")})
+	bad := fmt.Errorf("store: loading x: %w: unexpected end of JSON input", ErrBadState)
+	store := &failingStore{load: bad}
+	var logs strings.Builder
+	w := &Walker{Client: s.srv.Client(), Store: store, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	res, err := w.Check(context.Background(), s.srv.URL, nil)
+	if req, _ := s.counts(); err != nil || req != 1 || store.saves != 1 {
+		t.Fatalf("Check = %v, %d requests, %d saves; want no error, 1 request, 1 save", err, req, store.saves)
+	}
+	if !res.First || len(res.New) != 2 || res.StateErr != bad {
+		t.Errorf("result: first %v, new %v, StateErr %v; want a first read of 2 pages and %v", res.First, res.New, res.StateErr, bad)
+	}
+	if line := logs.String(); !strings.Contains(line, "level=WARN") || !strings.Contains(line, "site="+s.srv.URL) {
+		t.Errorf("log: %q; want a Warn line naming the site", line)
+	}
+	store.load = nil
+	if res, err = w.Check(context.Background(), s.srv.URL, nil); err != nil || res.First || res.StateErr != nil {
+		t.Errorf("the next check: %+v, %v; want the saved read, no StateErr", res, err)
 	}
 }
 

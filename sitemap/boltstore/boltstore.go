@@ -58,7 +58,9 @@ func New(db *bbolt.DB, bucket string) (*Store, error) {
 	return s, nil
 }
 
-// Load implements [sitemap.Store].
+// Load implements [sitemap.Store]. A record that does not decode (a
+// damaged file, another version's format) is an error matching
+// [sitemap.ErrBadState]; the walker's next Save replaces it.
 func (s *Store) Load(ctx context.Context, site string) (*sitemap.State, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -77,7 +79,10 @@ func (s *Store) Load(ctx context.Context, site string) (*sitemap.State, error) {
 			return nil
 		}
 		st = new(sitemap.State)
-		return json.Unmarshal(v, st) // v is only valid inside the transaction
+		if err := json.Unmarshal(v, st); err != nil { // v is only valid inside the transaction
+			return fmt.Errorf("%w: %w", sitemap.ErrBadState, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: loading %s: %w", site, err)

@@ -3,7 +3,9 @@ package boltstore_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -166,5 +168,59 @@ func TestZeroStore(t *testing.T) {
 	}
 	if err := s.Save(ctx, "https://example.com", &sitemap.State{}); err == nil || !strings.HasPrefix(err.Error(), "boltstore: ") {
 		t.Errorf("Save on a zero Store = %v; want a boltstore error", err)
+	}
+}
+
+// A site's stored state that does not decode (a damaged file, another
+// version's format) is ErrBadState from Load, and costs one full read:
+// Check reads the site as never read, says so in StateErr, and its Save
+// replaces the record, so the next check is a conditional request again.
+func TestCheck_DamagedStateIsReadAgain(t *testing.T) {
+	for _, raw := range []string{`not json`, `{"read":`, `[]`, `{"sitemaps":5}`, `{"read":"yesterday"}`, "\xff\xfe"} {
+		t.Run(fmt.Sprintf("%q", raw), func(t *testing.T) {
+			var requests, conditional atomic.Int64
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				w.Header().Set("ETag", `"v1"`)
+				if r.Header.Get("If-None-Match") == `"v1"` {
+					conditional.Add(1)
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				fmt.Fprintf(w, `<urlset><url><loc>%s/a</loc><lastmod>2026-12-01</lastmod></url><url><loc>%s/b</loc><lastmod>2026-12-02</lastmod></url></urlset>`, srv.URL, srv.URL)
+			}))
+			defer srv.Close()
+			db := openDB(t, filepath.Join(t.TempDir(), "bot.db"), nil)
+			defer db.Close()
+			store, err := boltstore.New(db, "sitemap")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("sitemap")).Put([]byte(srv.URL), []byte(raw)) }); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if st, err := store.Load(ctx, srv.URL); st != nil || !errors.Is(err, sitemap.ErrBadState) {
+				t.Fatalf("Load of the damaged record = %+v, %v; want nil, ErrBadState", st, err)
+			}
+			w := &sitemap.Walker{Client: srv.Client(), Store: store, Logger: slog.New(slog.DiscardHandler)}
+			res, err := w.Check(ctx, srv.URL, nil)
+			if err != nil {
+				t.Fatalf("Check over the damaged record: %v", err)
+			}
+			if !res.First || len(res.New) != 2 || !errors.Is(res.StateErr, sitemap.ErrBadState) || requests.Load() != 1 {
+				t.Errorf("Check: first %v, new %v, StateErr %v, %d requests; want a first read of 2 pages, ErrBadState, 1 request",
+					res.First, res.New, res.StateErr, requests.Load())
+			}
+			if st, err := store.Load(ctx, srv.URL); err != nil || st == nil || len(st.Snapshot().Pages) != 2 {
+				t.Fatalf("Load after the check = %+v, %v; want the new read", st, err)
+			}
+			res, err = w.Check(ctx, srv.URL, nil)
+			if err != nil || res.First || res.StateErr != nil || res.NotModified != 1 || conditional.Load() != 1 || res.Unchanged != 2 {
+				t.Errorf("the next check: first %v, StateErr %v, not modified %d, conditional requests %d, unchanged %d, %v; want a 304 and 2 unchanged",
+					res.First, res.StateErr, res.NotModified, conditional.Load(), res.Unchanged, err)
+			}
+		})
 	}
 }
