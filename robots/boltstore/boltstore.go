@@ -122,8 +122,11 @@ const version = 1
 
 func encode(e robots.Entry) ([]byte, error) {
 	t, err := e.Fetched.MarshalBinary()
-	if err != nil || len(t) > 255 {
+	if err != nil {
 		return nil, fmt.Errorf("boltstore: encode fetch time: %w", err)
+	}
+	if len(t) > 255 { // the record keeps its length in one byte
+		return nil, fmt.Errorf("boltstore: encode fetch time: %d bytes", len(t))
 	}
 	v := make([]byte, 0, 2+len(t)+4+len(e.Body))
 	v = append(v, version, byte(len(t)))

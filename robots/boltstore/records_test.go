@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +110,24 @@ func TestStore_CancelledContext(t *testing.T) {
 	}
 	if _, ok, _ := s.Load(context.Background(), "p"); ok {
 		t.Error("a Save with a cancelled context wrote its entry")
+	}
+}
+
+// A fetch time whose zone time.MarshalBinary cannot encode is Save's
+// error, and nothing is stored.
+func TestSave_UnencodableTime(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	s, err := boltstore.New(db, "robots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e := robots.Entry{Fetched: time.Date(2026, 12, 7, 0, 0, 0, 0, time.FixedZone("far", 1<<30)), Status: 200}
+	if err := s.Save(ctx, "o", e); err == nil || !strings.Contains(err.Error(), "boltstore: encode fetch time") {
+		t.Errorf("Save = %v; want the encoding error", err)
+	}
+	if _, ok, err := s.Load(ctx, "o"); ok || err != nil {
+		t.Errorf("Load after the failed Save = %v, %v; want absent", ok, err)
 	}
 }
