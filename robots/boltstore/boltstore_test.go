@@ -30,13 +30,20 @@ func openDB(t *testing.T, path string) *bolt.DB {
 	return db
 }
 
-func TestRoundTrip(t *testing.T) {
+// newStore returns a Store in a new file's "robots" bucket, and the file.
+func newStore(t *testing.T) (*bolt.DB, *boltstore.Store) {
+	t.Helper()
 	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	s, err := boltstore.New(db, "robots")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, s
+}
+
+func TestRoundTrip(t *testing.T) {
+	_, s := newStore(t)
 	ctx := context.Background()
 	if _, ok, err := s.Load(ctx, "https://example.com:443"); ok || err != nil {
 		t.Fatalf("empty Load = %v, %v", ok, err)

@@ -20,12 +20,7 @@ import (
 // again; a record cut in its body keeps the bytes it has (bbolt writes a
 // value whole, so only a damaged file can cut one).
 func TestLoad_CutRecords(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	s, err := boltstore.New(db, "robots")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, s := newStore(t)
 	ctx := context.Background()
 	want := robots.Entry{Fetched: time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC), Status: 200, Body: []byte("User-agent: *\n")}
 	if err := s.Save(ctx, "o", want); err != nil {
@@ -91,12 +86,7 @@ func TestNew_ReadOnlyFileWithoutTheBucket(t *testing.T) {
 // A cancelled context ends Load and Save before they touch the file: Save
 // writes nothing.
 func TestStore_CancelledContext(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	s, err := boltstore.New(db, "robots")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newStore(t)
 	if err := s.Save(context.Background(), "o", robots.Entry{Status: 200}); err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +106,7 @@ func TestStore_CancelledContext(t *testing.T) {
 // A fetch time whose zone time.MarshalBinary cannot encode is Save's
 // error, and nothing is stored.
 func TestSave_UnencodableTime(t *testing.T) {
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	s, err := boltstore.New(db, "robots")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := newStore(t)
 	ctx := context.Background()
 	e := robots.Entry{Fetched: time.Date(2026, 12, 7, 0, 0, 0, 0, time.FixedZone("far", 1<<30)), Status: 200}
 	if err := s.Save(ctx, "o", e); err == nil || !strings.Contains(err.Error(), "boltstore: encode fetch time") {
