@@ -397,7 +397,8 @@ func (w *Walker) Check(ctx context.Context, site string, declared []string) (*Ch
 	switch {
 	case errors.Is(err, ErrBadState):
 		prev, stateErr = nil, err // read as never read; the Save below replaces it
-		w.logger().Warn("sitemap: the stored state of the site does not decode; reading it as never read", "site", key, "err", err)
+		w.logger().LogAttrs(ctx, slog.LevelWarn, "sitemap: the stored state of the site does not decode; reading it as never read",
+			slog.String("site", key), slog.Any("err", err))
 	case err != nil:
 		return nil, err
 	}

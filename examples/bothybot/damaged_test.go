@@ -9,8 +9,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/goodbot-go/goodbot/examples/internal/bothy"
-	"github.com/goodbot-go/goodbot/examples/internal/bottest"
 	"github.com/goodbot-go/goodbot/fetch/boltstate"
 	"go.etcd.io/bbolt"
 )
@@ -24,11 +22,7 @@ func TestBothy_B9_DamagedSitemapState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish(formerNames)
 		state := filepath.Join(t.TempDir(), "bothy.db")
-		args := crawlArgs(t, state)
-		run := func(extra ...string) *bottest.Output {
-			w.Reset()
-			return bottest.Run(t, bothy.Run, w, 0, append(append([]string(nil), args...), extra...)...)
-		}
+		run := runs(t, w, crawlArgs(t, state))
 		run("http://parish.test/")
 
 		db, err := bbolt.Open(state, 0o600, &bbolt.Options{Timeout: time.Second})
@@ -81,11 +75,7 @@ func TestBothy_B9_DamagedSitemapState(t *testing.T) {
 		time.Sleep(time.Hour)
 		run("-fresh", "http://parish.test/")
 		if reqs := w.Requests(); len(reqs) != 1 || reqs[0].Path != "/sitemap.xml" {
-			var paths []string
-			for _, r := range reqs {
-				paths = append(paths, r.Path)
-			}
-			t.Errorf("the check after: %d requests %v, want just the sitemap", len(reqs), paths)
+			t.Errorf("the check after: %d requests %v, want just the sitemap", len(reqs), paths(reqs))
 		}
 	})
 }

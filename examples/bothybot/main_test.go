@@ -74,6 +74,25 @@ func crawlArgs(t *testing.T, state string, extra ...string) []string {
 	return bottest.Args(t, signingtest.BothyKey(), state, extra...)
 }
 
+// runs returns what runs the bot over w with args and extra, each run
+// expected to exit 0, after w's record of requests is emptied.
+func runs(t *testing.T, w *fetchtest.Web, args []string) func(extra ...string) *bottest.Output {
+	return func(extra ...string) *bottest.Output {
+		t.Helper()
+		w.Reset()
+		return bottest.Run(t, bothy.Run, w, 0, append(append([]string(nil), args...), extra...)...)
+	}
+}
+
+// paths are the paths of reqs, in order.
+func paths(reqs []fetchtest.Request) []string {
+	var p []string
+	for _, r := range reqs {
+		p = append(p, r.Path)
+	}
+	return p
+}
+
 // -h documents the flags, with sane defaults.
 func TestBothy_Help(t *testing.T) {
 	bottest.CheckHelp(t, bothy.Run, "-key", "-genkey", "-max-pages", "-fresh", "-out")
@@ -241,11 +260,7 @@ func TestBothy_B6_RetryAfterPausesHost(t *testing.T) {
 func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := parish(formerNames)
-		args := crawlArgs(t, "")
-		run := func(extra ...string) *bottest.Output {
-			w.Reset()
-			return bottest.Run(t, bothy.Run, w, 0, append(append([]string(nil), args...), extra...)...)
-		}
+		run := runs(t, w, crawlArgs(t, ""))
 		run("http://parish.test/")
 
 		// B8: a second crawl sends the validators and gets 304s.
@@ -264,11 +279,7 @@ func TestBothy_B8_B9_B11_FreshnessFromState(t *testing.T) {
 		time.Sleep(time.Hour)
 		run("-fresh", "http://parish.test/")
 		if reqs := w.Requests(); len(reqs) != 1 || reqs[0].Path != "/sitemap.xml" {
-			var paths []string
-			for _, r := range reqs {
-				paths = append(paths, r.Path)
-			}
-			t.Errorf("B9: unchanged site cost %d requests %v, want just the sitemap", len(reqs), paths)
+			t.Errorf("B9: unchanged site cost %d requests %v, want just the sitemap", len(reqs), paths(reqs))
 		}
 
 		// B9: one page moved: sitemap + that page, with no-cache, paced as a crawl.
