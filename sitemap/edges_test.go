@@ -12,7 +12,8 @@ import (
 // read, each on both sides: at least 10 moved pages, more than half of the
 // dated pages moved, at least 90% of them to one timestamp or within 5
 // minutes of the read, and more than 1% of the dated lastmods over 24
-// hours after the read.
+// hours after the read. The shares are checked at 100 and 1,000 pages,
+// where one page is less than the step between two shares.
 func TestDiff_TrustThresholds(t *testing.T) {
 	read := date("2024-06-01T00:00:00Z")
 	jan := date("2024-01-01T00:00:00Z")
@@ -51,6 +52,14 @@ func TestDiff_TrustThresholds(t *testing.T) {
 		}
 		return out
 	}
+	// nearRead is n lastmods within 5 minutes of the read, no two the same.
+	nearRead := func(n int) []time.Time {
+		out := make([]time.Time, n)
+		for i := range out {
+			out[i] = read.Add(-time.Duration(i+1) * time.Second)
+		}
+		return out
+	}
 	cases := []struct {
 		name               string
 		at                 []time.Time
@@ -83,6 +92,14 @@ func TestDiff_TrustThresholds(t *testing.T) {
 		{"1 of 100 dated in the future", same(1, read.Add(48*time.Hour)), 99, 0, false},
 		{"2 of 100 dated in the future", same(2, read.Add(48*time.Hour)), 98, 0, true},
 		{"23.5 hours ahead is not the future", same(2, read.Add(23*time.Hour+30*time.Minute)), 98, 0, false},
+		{"exactly 24 hours ahead is not the future", same(2, read.Add(24*time.Hour)), 98, 0, false},
+		{"24 hours and a second ahead is", same(2, read.Add(24*time.Hour+time.Second)), 98, 0, true},
+		{"90 of 100 to one stamp", append(same(90, stamp), spread(10, jan.Add(time.Hour))...), 0, 0, true},
+		{"89 of 100 to one stamp", append(same(89, stamp), spread(11, jan.Add(time.Hour))...), 0, 0, false},
+		{"90 of 100 near the read", append(nearRead(90), spread(10, jan.Add(time.Hour))...), 0, 0, true},
+		{"89 of 100 near the read", append(nearRead(89), spread(11, jan.Add(time.Hour))...), 0, 0, false},
+		{"10 of 1,000 dated in the future (1%)", same(10, read.Add(48*time.Hour)), 990, 0, false},
+		{"11 of 1,000 dated in the future", same(11, read.Add(48*time.Hour)), 989, 0, true},
 	}
 	for _, tc := range cases {
 		prev, cur := snap(tc.at, tc.unchanged, tc.undated)

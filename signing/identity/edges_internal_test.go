@@ -14,6 +14,8 @@ func TestCardFields(t *testing.T) {
 		"BothyBot/{version} ({os})": "BothyBot/* (*)",
 		"BothyBot/1.0 {unclosed":    "BothyBot/1.0 {unclosed",
 		"BothyBot} {v}":             "BothyBot} *",
+		"{name}/1.0":                "*/1.0",
+		"Bot/{}":                    "Bot/*",
 	} {
 		if got := expectedUserAgent(ua); got != want {
 			t.Errorf("expectedUserAgent(%q) = %q, want %q", ua, got, want)
