@@ -228,8 +228,26 @@ func TestOutcome_Strings(t *testing.T) {
 			t.Errorf("ParseOutcome(%q) = %v %v", s, p, ok)
 		}
 	}
-	if fetch.Outcome(0).String() != "" || fetch.Outcome(99).String() != "" {
-		t.Error("values outside the set must have empty names")
+	// Outside the set, on both sides and just past its end: no name, no
+	// sentinel.
+	for _, o := range []fetch.Outcome{-1, 0, fetch.Outcome(len(want) + 1), 99} {
+		if o.String() != "" || o.Err() != nil {
+			t.Errorf("Outcome(%d): name %q, sentinel %v; want none", int(o), o.String(), o.Err())
+		}
+	}
+	// The message names the outcome, the URL if there is one, and the cause.
+	cause := errors.New("connection reset")
+	for _, tc := range []struct {
+		err  *fetch.Error
+		want string
+	}{
+		{&fetch.Error{Outcome: fetch.Unreachable, URL: "http://a.test/", Err: cause}, "fetch: unreachable http://a.test/: connection reset"},
+		{&fetch.Error{Outcome: fetch.Unreachable, Err: cause}, "fetch: unreachable: connection reset"},
+		{&fetch.Error{Outcome: fetch.Timeout, URL: "http://a.test/"}, "fetch: timeout http://a.test/"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
 	}
 }
 

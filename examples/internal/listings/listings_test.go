@@ -129,6 +129,12 @@ func TestParseJSON(t *testing.T) {
 	if len(got) != 1 || !errors.As(err, &fe) || fe.Rows[0].Line != 2 {
 		t.Errorf("broken: %v %v", got, err)
 	}
+	// Spaces before a line break: the row is on the line after it.
+	got, err = Parse(strings.NewReader("[{\"listing_url\":\"http://a.test/\",\"backlink\":\"http://d.test/\",\"directory\":\"d.test\",\"schedule\":\"daily\"}, \t\r\n"+
+		` {"listing_url":"http://b.test/","backlink":"http://d.test/","directory":"d.test","schedule":"yearly"}]`), "l.json")
+	if len(got) != 1 || !errors.As(err, &fe) || len(fe.Rows) != 1 || fe.Rows[0].Line != 2 {
+		t.Errorf("spaces before a line break: %v %v", got, err)
+	}
 	if _, err := Parse(strings.NewReader(`{"a":1}`), "l.json"); err == nil {
 		t.Error("object accepted")
 	}
