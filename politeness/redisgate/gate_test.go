@@ -264,11 +264,12 @@ func TestGate_BadStateAndClose(t *testing.T) {
 
 // After Redis lost its data, a holder's renewal re-asserts its lease (so no
 // one else gets the host) and its release still stores the State (so the gap
-// is kept).
+// is kept). The re-assertion is logged once, and no other renewal is.
 func TestGate_C3_ReassertAfterDataLoss(t *testing.T) {
 	c := newClient(t, needRedis(t))
 	const ttl = 150 * time.Millisecond
-	g := newTestGate(t, c, testPrefix(), &Options{LeaseTTL: ttl})
+	var logs syncbuf.Buffer
+	g := newTestGate(t, c, testPrefix(), &Options{LeaseTTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	const host = "http://lost.test:80"
 	l, err := g.Acquire(ctx, host, proceed)
@@ -289,6 +290,9 @@ func TestGate_C3_ReassertAfterDataLoss(t *testing.T) {
 	next := politeness.State{NotBefore: time.Now().Add(time.Minute).Round(0)}
 	if err := l.Release(next); err != nil {
 		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "re-asserted"); n != 1 {
+		t.Errorf("the re-assertion logged %d times, want 1:\n%s", n, logs.String())
 	}
 	l, err = g.Acquire(ctx, host, proceed)
 	if err != nil {

@@ -67,6 +67,31 @@ func TestStore_DefaultExpiry(t *testing.T) {
 	}
 }
 
+// Expire: a positive one is the copy's lifetime; a negative one keeps it
+// for good, also over a copy saved before with a lifetime.
+func TestStore_Expire(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	const origin = "https://example.test:443"
+	save := func(exp time.Duration) time.Duration {
+		t.Helper()
+		s.Expire = exp
+		if err := s.Save(ctx, origin, robots.Entry{Fetched: time.Now(), Status: 200}); err != nil {
+			t.Fatal(err)
+		}
+		return s.Client.PTTL(ctx, s.Prefix+origin).Val()
+	}
+	if ttl := save(time.Hour); ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Errorf("Expire 1h: the copy expires in %v", ttl)
+	}
+	for _, exp := range []time.Duration{-1, -time.Second} {
+		save(0) // the 7-day default first
+		if ttl := save(exp); ttl != -1 {
+			t.Errorf("Expire %v: PTTL %v, want -1 (no expiry)", exp, ttl)
+		}
+	}
+}
+
 // Two robots caches (two processes) sharing one Store fetch an origin's
 // robots.txt once between them (C1, B11, D9 across the fleet).
 func TestStore_C1_FleetFetchesOnce(t *testing.T) {
