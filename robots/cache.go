@@ -79,7 +79,10 @@ type Cache struct {
 	TTL time.Duration
 	// Store persists copies, so that a restarted bot does not refetch a fresh
 	// one. nil means memory only. The Cache consults it when an origin is not
-	// in memory and saves every fetch outcome to it.
+	// in memory and saves every fetch outcome to it. A stored copy dated
+	// later than the current time (a clock that was ahead when it was saved,
+	// another machine's clock, a damaged record) is fetched again: its age
+	// is unknown.
 	Store Store
 	// MaxBytes caps the body read. Zero means DefaultMaxBytes. A body cut
 	// at the cap loses its partial last line too, as in [Parse].
@@ -261,8 +264,17 @@ func (c *Cache) hit(s *site) *site {
 	return s
 }
 
+// fresh reports whether s may still be used: younger than the TTL (or,
+// for a closed site, the retry interval). A copy dated later than now is
+// not fresh: only a stored copy can be (one fetched in this process is
+// timed on the monotonic clock), written under a clock that was ahead of
+// this one, or damaged, and its real age is unknown, so using it could
+// keep a robots.txt longer than RFC 9309 §2.4's 24 hours, even for good.
 func (c *Cache) fresh(s *site) bool {
 	age := time.Since(s.fetched)
+	if age < 0 {
+		return false
+	}
 	if s.robots.Unreachable() {
 		return age < min(c.retryInterval(), c.ttl())
 	}

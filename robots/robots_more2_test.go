@@ -225,6 +225,58 @@ func TestCache_StoreConsultation(t *testing.T) {
 	})
 }
 
+// A stored copy dated later than now (saved under a clock that was ahead,
+// by another machine, or damaged) is not used: its age is unknown, and
+// used as fresh it would outlive the 24 hours of RFC 9309 §2.4 by as much
+// as it lies ahead, for good when the date is far off. It is fetched
+// again and the new copy replaces it; a copy dated a moment ago is used
+// (the test can fail).
+func TestCache_StoredCopyFromTheFuture(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		fetched   time.Duration // from now
+		status    int
+		wantFetch bool
+	}{
+		{"an hour ago", -time.Hour, 200, false},
+		{"a second ahead", time.Second, 200, true},
+		{"a day ahead", 24 * time.Hour, 200, true},
+		{"in the year 9999", 0, 200, true},
+		{"closed site, an hour ahead", time.Hour, 503, true},
+		{"closed site, a second ago", -time.Second, 503, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := &MemoryStore{}
+				fetched := time.Now().Add(tc.fetched)
+				if tc.fetched == 0 {
+					fetched = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+				}
+				const origin = "https://example.com:443"
+				store.Save(context.Background(), origin, Entry{Fetched: fetched.Round(0), Status: tc.status,
+					Body: []byte("User-agent: *\nDisallow: /\n")})
+				web := &fakeWeb{}
+				web.set(serve(200, "User-agent: *\nAllow: /\n"))
+				c := &Cache{Transport: web, Store: store}
+				err := c.Check(context.Background(), bothy, mustURL(t, "https://example.com/x"))
+				if !tc.wantFetch {
+					if web.count() != 0 || err == nil {
+						t.Fatalf("%d fetches, Check = %v; want the stored copy used (disallowed)", web.count(), err)
+					}
+					return
+				}
+				if web.count() != 1 || err != nil {
+					t.Fatalf("%d fetches, Check = %v; want robots.txt fetched again (allowed)", web.count(), err)
+				}
+				e, ok, _ := store.Load(context.Background(), origin)
+				if !ok || !strings.Contains(string(e.Body), "Allow: /") || e.Fetched.After(time.Now()) {
+					t.Errorf("stored after the fetch: %+v; want the new copy, dated now", e)
+				}
+			})
+		})
+	}
+}
+
 // A site closed in the Store stays closed with a *StatusError as the cause.
 func TestCache_StoreClosedSiteHasStatusError(t *testing.T) {
 	for _, tc := range []struct {

@@ -88,9 +88,13 @@ type Listing struct {
 	Line      int      // line in the file where the row starts
 }
 
-// Due reports whether a listing last checked at last (zero: never) is due at now.
+// Due reports whether a listing last checked at last (zero: never) is due
+// at now. A last check dated later than now (recorded under a clock that
+// was ahead, or a damaged record) is due: when it really happened is
+// unknown, and waiting for its date could skip the listing's checks for as
+// long as the date lies ahead.
 func (l Listing) Due(last, now time.Time) bool {
-	return last.IsZero() || !now.Before(l.Schedule.Next(last))
+	return last.IsZero() || last.After(now) || !now.Before(l.Schedule.Next(last))
 }
 
 // RowError is one malformed row.

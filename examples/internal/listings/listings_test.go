@@ -165,6 +165,16 @@ func TestDue_D12(t *testing.T) {
 	if !(Listing{}).Due(time.Time{}, last) {
 		t.Error("never-checked listing not due")
 	}
+	// A last check dated later than now (a clock that was ahead, a damaged
+	// record) is due, a second ahead or years; one dated now is not.
+	for _, ahead := range []time.Duration{time.Second, time.Hour, 24 * 365 * time.Hour} {
+		if !(Listing{Schedule: Weekly}).Due(last.Add(ahead), last) {
+			t.Errorf("a listing last checked %v after now is not due", ahead)
+		}
+	}
+	if (Listing{Schedule: Weekly}).Due(last, last) {
+		t.Error("a listing checked just now is due")
+	}
 }
 
 func TestParseBlockList(t *testing.T) {
