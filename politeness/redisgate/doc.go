@@ -62,8 +62,14 @@
 // release then fails with [ErrLeaseLost]. Keep Redis's maxmemory-policy at
 // noeviction (the default): lease and State keys must not be evicted. State
 // keys expire at State.Expires.
-// Pacing uses each worker's wall clock (State times are instants), so keep
-// the workers' clocks synchronised (NTP).
+// A State's instants (the end of the gap, of a pause...) are stored on the
+// Redis server's clock: on each acquisition and renewal a worker bounds the
+// offset between that clock and its own from the server's time and the
+// call's round trip, and moves the instants by it, each way on the late
+// side. Workers whose clocks disagree (by seconds or hours) therefore pace a
+// host together: none reads a gap as over before it is, and an instant
+// comes at most about a round trip late. Workers whose clocks agree, to
+// within that bound, read exactly what was written.
 //
 // # Fleet-wide fetched set, and robots.txt copies
 //

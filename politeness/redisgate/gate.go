@@ -76,6 +76,7 @@ type Gate struct {
 	wait   time.Duration
 	opTO   time.Duration
 	log    *slog.Logger
+	now    func() time.Time // nil: time.Now (see clock)
 
 	local queue // in-process FIFO per host
 
@@ -159,11 +160,12 @@ func (g *Gate) Acquire(ctx context.Context, host string, ready func(politeness.S
 func (g *Gate) acquire(ctx context.Context, host string, ready func(politeness.State) (time.Duration, error)) (*lease, error) {
 	token := newToken()
 	for {
-		st, err := g.take(ctx, host, token)
+		st, sk, err := g.take(ctx, host, token)
 		if err != nil {
 			return nil, err
 		}
 		l := g.newLease(host, token, st)
+		l.skew = sk
 		for again := true; again; {
 			d, err := callReady(ready, l.st)
 			if err != nil {
@@ -186,7 +188,7 @@ func (g *Gate) acquire(ctx context.Context, host string, ready func(politeness.S
 				l.free(nil)
 				return nil, err
 			}
-			code, st, err := g.touch(ctx, host, token)
+			code, st, sk, err := g.touch(ctx, host, token)
 			switch {
 			case err != nil:
 				l.free(nil)
@@ -196,7 +198,7 @@ func (g *Gate) acquire(ctx context.Context, host string, ready func(politeness.S
 				g.log.Warn("redisgate: lease lost while waiting", "host", host)
 				again = false
 			case code == 1:
-				l.st = st
+				l.st, l.skew = st, sk
 				// code 2: re-asserted after Redis lost its data; the State
 				// read before is still the host's (nobody else held it).
 			}
@@ -225,13 +227,15 @@ func (g *Gate) releaseKeys(host string) []string {
 }
 
 // take waits until the caller holds host's lease in Redis and returns the
-// host's State.
-func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, error) {
+// host's State, on the process's clock, and the skew it was moved by.
+func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, skew, error) {
 	wake := g.listen(host)
 	defer g.unlisten(host)
 	var timer *time.Timer
 	for {
+		sent := g.clock()
 		res, err := g.acquireOnce(ctx, host, token)
+		recv := g.clock()
 		if err != nil {
 			if ctx.Err() != nil || isTimeout(err) {
 				// The script may have run without its answer reaching us:
@@ -239,9 +243,9 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 				g.leave(host, token)
 			}
 			if ctx.Err() != nil {
-				return politeness.State{}, ctx.Err()
+				return politeness.State{}, skew{}, ctx.Err()
 			}
-			return politeness.State{}, opError("acquire", host, err)
+			return politeness.State{}, skew{}, opError("acquire", host, err)
 		}
 		code, arg := reply(res)
 		var d time.Duration
@@ -250,12 +254,13 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 			st, err := decodeState(arg)
 			if err != nil {
 				err = &Error{Op: "acquire", Host: host, Kind: ErrBadState, Err: err}
-				if ferr := g.release(host, token, nil); ferr != nil {
+				if ferr := g.release(host, token, nil, skew{}); ferr != nil {
 					g.log.Warn("redisgate: release after bad state failed", "host", host, "err", ferr)
 				}
-				return politeness.State{}, err
+				return politeness.State{}, skew{}, err
 			}
-			return st, nil
+			sk := skewOf(element(res, 2), sent, recv)
+			return sk.toLocal(st), sk, nil
 		case 2: // fenced after Redis lost its data
 			d = msDuration(arg)
 			g.log.Info("redisgate: fenced after redis lost its data", "host", host, "wait", d)
@@ -284,7 +289,7 @@ func (g *Gate) take(ctx context.Context, host, token string) (politeness.State, 
 		case <-timer.C:
 		case <-ctx.Done():
 			g.leave(host, token)
-			return politeness.State{}, ctx.Err()
+			return politeness.State{}, skew{}, ctx.Err()
 		}
 	}
 }
@@ -296,46 +301,53 @@ func (g *Gate) ticketLife() time.Duration { return 2*g.wait + time.Second }
 // leave gives up a place in host's queue (and a lease that may have been
 // granted unseen), waking the next waiter.
 func (g *Gate) leave(host, token string) {
-	if err := g.release(host, token, nil); err != nil && !errors.Is(err, ErrLeaseLost) {
+	if err := g.release(host, token, nil, skew{}); err != nil && !errors.Is(err, ErrLeaseLost) {
 		g.log.Warn("redisgate: leaving the queue failed", "host", host, "err", err)
 	}
 }
 
 // touch renews a held lease and reads the State: code 1 (ours), 2 (re-asserted
-// after Redis lost its data) or 0 (lost).
-func (g *Gate) touch(ctx context.Context, host, token string) (int64, politeness.State, error) {
+// after Redis lost its data) or 0 (lost). The State is on the process's
+// clock, moved by the skew returned.
+func (g *Gate) touch(ctx context.Context, host, token string) (int64, politeness.State, skew, error) {
+	sent := g.clock()
 	res, err := touchScript.Run(ctx, g.rdb, []string{g.leaseKey(host), g.stateKey(host)},
 		token, g.ttl.Milliseconds()).Slice()
+	recv := g.clock()
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, politeness.State{}, ctx.Err()
+			return 0, politeness.State{}, skew{}, ctx.Err()
 		}
-		return 0, politeness.State{}, opError("renew", host, err)
+		return 0, politeness.State{}, skew{}, opError("renew", host, err)
 	}
 	code, arg := reply(res)
 	if code == 0 {
-		return 0, politeness.State{}, nil
+		return 0, politeness.State{}, skew{}, nil
 	}
 	st, err := decodeState(arg)
 	if err != nil {
-		return 0, politeness.State{}, &Error{Op: "renew", Host: host, Kind: ErrBadState, Err: err}
+		return 0, politeness.State{}, skew{}, &Error{Op: "renew", Host: host, Kind: ErrBadState, Err: err}
 	}
-	return code, st, nil
+	sk := skewOf(element(res, 2), sent, recv)
+	return code, sk.toLocal(st), sk, nil
 }
 
-// release frees host's lease, storing *next (nil: keep the State).
-func (g *Gate) release(host, token string, next *politeness.State) error {
+// release frees host's lease, storing *next (nil: keep the State), whose
+// instants are on the process's clock: they are stored on the server's,
+// moved by sk.
+func (g *Gate) release(host, token string, next *politeness.State, sk skew) error {
 	ctx, cancel := context.WithTimeout(context.Background(), g.opTO)
 	defer cancel()
 	mode, body, at := "k", "", int64(0)
 	if next != nil {
-		b, err := json.Marshal(next)
+		st := sk.toServer(*next)
+		b, err := json.Marshal(st)
 		if err != nil { // cannot happen for plain data; keep the old State
 			return &Error{Op: "release", Host: host, Kind: ErrBadState, Err: err}
 		}
 		mode, body = "s", string(b)
-		if !next.Expires.IsZero() {
-			at = max(next.Expires.UnixMilli(), time.Now().Add(time.Second).UnixMilli())
+		if !st.Expires.IsZero() {
+			at = max(st.Expires.UnixMilli(), g.clock().Add(sk.hi+time.Second).UnixMilli())
 		}
 	}
 	n, err := releaseScript.Run(ctx, g.rdb, g.releaseKeys(host), token, mode, body, at, g.channel(), host).Int64()

@@ -51,7 +51,7 @@ func TestGate_C3_KeyLayout(t *testing.T) {
 	if got := keys(); !slices.Equal(got, held) {
 		t.Errorf("keys of a held host with a waiter %q, want %q", got, held)
 	}
-	if err := g.release(scriptHost, "holder", &politeness.State{Strikes: 1}); err != nil {
+	if err := g.release(scriptHost, "holder", &politeness.State{Strikes: 1}, skew{}); err != nil {
 		t.Fatal(err)
 	}
 	stored := []string{prefix + "alive:" + scriptHost, prefix + "epoch", prefix + "queue:" + scriptHost, prefix + "state:" + scriptHost}

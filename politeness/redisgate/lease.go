@@ -16,7 +16,8 @@ type lease struct {
 	g     *Gate
 	host  string
 	token string
-	st    politeness.State // written only by the Acquire that made it
+	st    politeness.State // on the process's clock; written only by the Acquire that made it
+	skew  skew             // the server's clock against the process's, measured with st
 
 	stop context.CancelFunc // ends the renewals
 	done chan struct{}      // closed when the renewals have ended
@@ -43,7 +44,7 @@ func (l *lease) renew(ctx context.Context) {
 		case <-t.C:
 		}
 		rctx, cancel := context.WithTimeout(ctx, min(l.g.opTO, l.g.ttl/3))
-		code, _, err := l.g.touch(rctx, l.host, l.token)
+		code, _, _, err := l.g.touch(rctx, l.host, l.token)
 		cancel()
 		switch {
 		case ctx.Err() != nil:
@@ -69,7 +70,7 @@ func (l *lease) stopRenewing() {
 // keep the State). It does not touch the in-process queue.
 func (l *lease) free(next *politeness.State) error {
 	l.stopRenewing()
-	err := l.g.release(l.host, l.token, next)
+	err := l.g.release(l.host, l.token, next, l.skew)
 	if err != nil {
 		l.g.log.Warn("redisgate: release failed", "host", l.host, "err", err)
 	}

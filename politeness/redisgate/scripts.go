@@ -6,14 +6,17 @@ import "github.com/redis/go-redis/v9"
 // Options.Prefix): the epoch marker, and per host a lease (a string holding
 // the holder's random token, with a TTL) and a State (JSON, optionally with an
 // expiry). Times inside scripts come from the server's clock (TIME), so the
-// fence does not depend on the workers' clocks.
+// fence does not depend on the workers' clocks; the scripts that hand a
+// State out return that time too, so that the workers keep the State's
+// instants on the server's clock (see clock.go).
 
 // acquireScript takes host's lease if it is free (or already ours) and no
 // other process queued for it earlier.
 //
 //	KEYS: epoch, lease, state, queue, alive
 //	ARGV: token, lease TTL ms, fence ms (<= 0: none), ticket life ms
-//	-> {1, state JSON or nil}   lease taken
+//	-> {1, state JSON or nil, server time unix ms}
+//	                            lease taken
 //	-> {0, lease PTTL ms}       lease held by someone else (at least 1 ms
 //	                            while held; 0: free, but another waiter is
 //	                            ahead): queued
@@ -51,7 +54,7 @@ end
 local cur = redis.call('GET', KEYS[2])
 if cur == ARGV[1] then
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return {1, redis.call('GET', KEYS[3])}
+  return {1, redis.call('GET', KEYS[3]), now}
 end
 local dead = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)
 for _, w in ipairs(dead) do
@@ -66,7 +69,7 @@ if not cur then
       redis.call('ZREM', KEYS[4], head)
       redis.call('ZREM', KEYS[5], head)
     end
-    return {1, redis.call('GET', KEYS[3])}
+    return {1, redis.call('GET', KEYS[3]), now}
   end
 end
 local life = tonumber(ARGV[4])
@@ -87,22 +90,25 @@ return {0, 0}
 // touchScript renews a held lease and reads the State.
 //
 //	KEYS: lease, state   ARGV: token, lease TTL ms
-//	-> {1, state}  still ours, TTL renewed
-//	-> {2, state}  the lease had vanished with the State (Redis lost its data):
-//	               re-asserted for us
+//	-> {1, state, server time unix ms}  still ours, TTL renewed
+//	-> {2, nil, server time unix ms}    the lease had vanished with the State
+//	                                    (Redis lost its data): re-asserted
+//	                                    for us
 //	-> {0, nil}    lost: someone else holds it, or another holder has come
 //	               and gone since ours expired
 var touchScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cur = redis.call('GET', KEYS[1])
 if cur == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, redis.call('GET', KEYS[2])}
+  return {1, redis.call('GET', KEYS[2]), now}
 end
 if cur or redis.call('EXISTS', KEYS[2]) == 1 then
   return {0, false}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return {2, false}
+return {2, false, now}
 `)
 
 // releaseScript frees a held lease, storing the next State or keeping the

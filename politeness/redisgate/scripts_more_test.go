@@ -100,7 +100,7 @@ func TestScripts_C3_LeaseHasTheTTL(t *testing.T) {
 	c := newClient(t, needRedis(t))
 	ctx := context.Background()
 	touch := func(_ *testing.T, g *Gate) (int64, error) {
-		code, _, err := g.touch(ctx, scriptHost, "mine")
+		code, _, _, err := g.touch(ctx, scriptHost, "mine")
 		return code, err
 	}
 	for _, tc := range []struct {

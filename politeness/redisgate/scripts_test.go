@@ -154,7 +154,7 @@ func TestScripts_C3_Touch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newTestGate(t, c, testPrefix(), nil)
 			setHost(t, c, g, tc.holder, tc.state)
-			code, _, err := g.touch(ctx, scriptHost, "mine")
+			code, _, _, err := g.touch(ctx, scriptHost, "mine")
 			if err != nil {
 				t.Fatal(err)
 			}
