@@ -46,13 +46,14 @@
 // # Time
 //
 // The schedule and the lease expiries are instants of the workers' wall
-// clocks, given to [Queue.Lease] and [Queue.Finish] (as the politeness gate
-// of politeness/redisgate paces hosts by them too): keep the workers'
+// clocks, given to [Queue.Lease] and [Queue.Finish]: keep the workers'
 // clocks synchronised (NTP). A worker whose clock runs ahead by more than
 // the lease TTL would take back leases still in use; one that runs behind
 // waits longer for due sites. Redis's own clock (TIME) is not used so that
 // the times a caller passes, a fake clock's included, mean the same here as
-// in the in-memory queue.
+// in the in-memory queue. Pacing does not depend on it: a site leased early
+// still waits for its turn at the politeness gate, whose States
+// (politeness/redisgate) are kept on the server's clock.
 //
 // # Failures
 //
