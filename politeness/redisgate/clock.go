@@ -18,9 +18,11 @@ import (
 //
 // One call bounds the offset only to within half its round trip (and the
 // millisecond of the server's time), so each move errs on the late side:
-// an instant may come a few milliseconds late, never early. When the
-// bounds include zero the clocks may agree, and nothing is moved, so the
-// States of processes whose clocks do agree are exactly what they wrote.
+// an instant may come a few milliseconds late, never early (and one carried
+// from State to State, such as the end of a long pause, drifts that much
+// later at each hand-over while the clocks disagree). When the bounds
+// include zero the clocks may agree, and nothing is moved, so the States
+// of processes whose clocks do agree are exactly what they wrote.
 
 // clock returns the process's time (tests set g.now to a clock that is off).
 func (g *Gate) clock() time.Time {
