@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/goodbot-go/goodbot/challenge"
 	"github.com/goodbot-go/goodbot/politeness"
 	"github.com/goodbot-go/goodbot/robots"
@@ -272,10 +274,7 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	page := &Page{URL: rawURL, FinalURL: rawURL}
 	if v.IsZero() {
-		var err error
-		if v, _, err = f.validators.Load(ctx, key); err != nil {
-			f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
-		}
+		v = f.storedValidator(ctx, key)
 	}
 	ctx = &getCtx{Context: ctx, cond: conditional{url: key, v: v, admitted: u, gap: gap}}
 	req := newGet(ctx, u)
@@ -329,6 +328,33 @@ func (f *Fetcher) fetch(ctx context.Context, u *url.URL, rawURL, key string, v V
 	}
 	page.Outcome = OK
 	return page, nil
+}
+
+// storedValidator returns the validator the store holds for key, without
+// a value net/http would refuse to send (a control character: a damaged
+// record, or a store that holds anything). Such a value would fail every
+// fetch of the page, and the page would never be read again to replace it:
+// it is dropped, and the store is given the rest.
+func (f *Fetcher) storedValidator(ctx context.Context, key string) Validator {
+	v, _, err := f.validators.Load(ctx, key)
+	if err != nil {
+		f.log.Warn("fetch: validator store load failed", "url", key, "err", err)
+		return Validator{}
+	}
+	ok := v
+	if !httpguts.ValidHeaderFieldValue(ok.ETag) {
+		ok.ETag = ""
+	}
+	if !httpguts.ValidHeaderFieldValue(ok.LastModified) {
+		ok.LastModified = ""
+	}
+	if ok != v {
+		f.log.Warn("fetch: stored validator is not a valid header value; sent without it", "url", key)
+		if err := f.validators.Save(ctx, key, ok); err != nil {
+			f.log.Warn("fetch: validator store save failed", "url", key, "err", err)
+		}
+	}
+	return ok
 }
 
 // newGet returns a GET request for u, as http.NewRequestWithContext would

@@ -3,10 +3,15 @@ package fetch_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/goodbot-go/goodbot/fetch"
 	"github.com/goodbot-go/goodbot/fetch/fetchtest"
+	"github.com/goodbot-go/goodbot/internal/syncbuf"
 )
 
 // Get's options reach the request: Fresh sends Cache-Control: no-cache (B9),
@@ -104,4 +109,71 @@ func TestGetOptions_ValidatorOverridesStore(t *testing.T) {
 	if reqs[1].Header.Get("If-None-Match") != `"v7"` || reqs[2].Header.Get("If-None-Match") != `"old"` {
 		t.Errorf("If-None-Match sent: %q", []string{reqs[1].Header.Get("If-None-Match"), reqs[2].Header.Get("If-None-Match")})
 	}
+}
+
+// A stored validator holding a value net/http would refuse to send (a
+// damaged record, a store that holds anything) does not fail the fetch for
+// good: that value is left out (the other is still sent), the store gets
+// the validator without it, a Warn line names the URL, and the answer's
+// own validator then replaces it. A value with bytes above ASCII, which
+// net/http sends, is sent.
+func TestFetcher_DamagedStoredValidator(t *testing.T) {
+	const lm = "Mon, 07 Dec 2026 06:00:00 GMT"
+	for _, tc := range []struct {
+		name               string
+		stored             fetch.Validator
+		sentETag, sentLM   string
+		keptETag, keptLast string // in the store right after the load
+	}{
+		{"CR LF in the ETag", fetch.Validator{ETag: "\"a\"\r\nCookie: x=1", LastModified: lm}, "", lm, "", lm},
+		{"NUL in the ETag", fetch.Validator{ETag: "\"a\x00\""}, "", "", "", ""},
+		{"LF in Last-Modified", fetch.Validator{ETag: `"v1"`, LastModified: "Mon,\n07 Dec"}, `"v1"`, "", `"v1"`, ""},
+		{"DEL in both", fetch.Validator{ETag: "\"\x7f\"", LastModified: "\x7f"}, "", "", "", ""},
+		{"bytes above ASCII", fetch.Validator{ETag: "\"caf\xc3\xa9\""}, "\"caf\xc3\xa9\"", "", "\"caf\xc3\xa9\"", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, bot := loopback(t)
+			site(w, "a.test", "").Handle("/page", fetchtest.Page{Body: "<p>page</p>", ETag: `"v2"`})
+			var logs syncbuf.Buffer
+			bot.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			store := &savesOf{}
+			store.Save(context.Background(), "http://a.test/page", tc.stored)
+			store.saves = nil
+			bot.Validators = store
+			f := mustFetcher(t, bot)
+			get(t, f, "http://a.test/page", fetch.OK)
+			reqs := w.RequestsTo("a.test", "/page")
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			if g, l := reqs[0].Header.Get("If-None-Match"), reqs[0].Header.Get("If-Modified-Since"); g != tc.sentETag || l != tc.sentLM {
+				t.Errorf("sent If-None-Match %q, If-Modified-Since %q; want %q, %q", g, l, tc.sentETag, tc.sentLM)
+			}
+			damaged := tc.keptETag != tc.stored.ETag || tc.keptLast != tc.stored.LastModified
+			want := []fetch.Validator{{ETag: `"v2"`}}
+			if damaged {
+				want = append([]fetch.Validator{{ETag: tc.keptETag, LastModified: tc.keptLast}}, want...)
+			}
+			if !slices.Equal(store.saves, want) {
+				t.Errorf("saved %q, want %q", store.saves, want)
+			}
+			if warned := strings.Contains(logs.String(), "stored validator is not a valid header value"); warned != damaged {
+				t.Errorf("warned %v, want %v:\n%s", warned, damaged, logs.String())
+			}
+		})
+	}
+}
+
+// savesOf is a MemoryValidators that records what was saved.
+type savesOf struct {
+	fetch.MemoryValidators
+	mu    sync.Mutex
+	saves []fetch.Validator
+}
+
+func (s *savesOf) Save(ctx context.Context, url string, v fetch.Validator) error {
+	s.mu.Lock()
+	s.saves = append(s.saves, v)
+	s.mu.Unlock()
+	return s.MemoryValidators.Save(ctx, url, v)
 }

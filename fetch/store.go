@@ -29,7 +29,10 @@ func (v Validator) IsZero() bool { return v.ETag == "" && v.LastModified == "" }
 
 // ValidatorStore keeps a [Validator] per normalised URL (see [Normalize]).
 // Implementations must be safe for concurrent use; fetch/boltstate keeps
-// them in the bot's state file.
+// them in the bot's state file. A loaded value that is not a valid header
+// value (a control character, from a damaged record) is not sent: the
+// [Fetcher] logs it, saves the validator back without it and fetches the
+// page without that condition.
 type ValidatorStore interface {
 	Load(ctx context.Context, url string) (v Validator, ok bool, err error)
 	Save(ctx context.Context, url string, v Validator) error

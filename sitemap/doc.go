@@ -100,7 +100,10 @@
 // Last-Modified and the lastmod of each page. [MemoryStore] keeps it in
 // memory; the subpackage sitemap/boltstore keeps it in a bbolt database the
 // bot already has open (so all of its state is one file). This package
-// itself imports only the standard library and golang.org/x/net/idna, for
+// itself imports only the standard library and golang.org/x/net: idna, for
 // the site key that makes every spelling of a host one site (the location
-// rule, cycle detection and the Store key), as politeness.HostKey does.
+// rule, cycle detection and the Store key), as politeness.HostKey does,
+// and http/httpguts, which tells a stored ETag or Last-Modified net/http
+// would refuse to send (a damaged record): such a value is left out of the
+// conditional request.
 package sitemap

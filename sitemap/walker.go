@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/goodbot-go/goodbot/internal/sitekey"
 )
 
@@ -598,10 +600,13 @@ func (r *walkRun) fetch(u string, old *SitemapState, fr *FileReport) ([]string, 
 		return nil, nil, fmt.Errorf("sitemap: %w", err)
 	}
 	if old != nil && (old.Cut == 0 || old.Cut >= maxPages) {
-		if old.ETag != "" {
+		// A stored value net/http would refuse to send (a control
+		// character: a damaged record) is left out: sent, it would fail
+		// this file's every read, and no read would replace it.
+		if old.ETag != "" && httpguts.ValidHeaderFieldValue(old.ETag) {
 			req.Header.Set("If-None-Match", old.ETag)
 		}
-		if old.LastModified != "" {
+		if old.LastModified != "" && httpguts.ValidHeaderFieldValue(old.LastModified) {
 			req.Header.Set("If-Modified-Since", old.LastModified)
 		}
 	}

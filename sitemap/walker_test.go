@@ -821,3 +821,44 @@ func TestCheck_ReadTime(t *testing.T) {
 		t.Errorf("nothing read: Read %v, want the local time, between %v and %v", st, before, after)
 	}
 }
+
+// TestCheck_DamagedStoredValidator: a stored ETag or Last-Modified that
+// net/http would refuse to send (a control character: a damaged record) is
+// left out of the conditional request, so the check reads the sitemap
+// instead of failing on every run; the new read's validators replace it,
+// and the next check is a 304 again.
+func TestCheck_DamagedStoredValidator(t *testing.T) {
+	for _, damage := range []SitemapState{
+		{ETag: "\"a\"\r\nCookie: x=1"},
+		{ETag: "\"a\x00\"", LastModified: "Mon,\n07 Dec 2026"},
+		{LastModified: "\x7f"},
+	} {
+		s := newTestSite(t, map[string]string{"/sitemap.xml": urlsetOf("/a", "/b")})
+		store := &MemoryStore{}
+		w := &Walker{Client: s.srv.Client(), Store: store}
+		ctx := context.Background()
+		if _, err := w.Check(ctx, s.srv.URL, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Load(ctx, s.srv.URL)
+		if err != nil || st == nil || len(st.Sitemaps) != 1 {
+			t.Fatalf("stored %+v, %v; want the sitemap's state", st, err)
+		}
+		for _, sm := range st.Sitemaps {
+			sm.ETag, sm.LastModified = damage.ETag, damage.LastModified
+		}
+		if err := store.Save(ctx, s.srv.URL, st); err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.Check(ctx, s.srv.URL, nil)
+		if req, cond := s.counts(); err != nil || req != 2 || cond != 0 || res.First {
+			t.Fatalf("%q %q: Check = %+v, %v after %d requests, %d conditional; want a read of the sitemap, unconditional", damage.ETag, damage.LastModified, res, err, req, cond)
+		}
+		if _, err := w.Check(ctx, s.srv.URL, nil); err != nil {
+			t.Fatal(err)
+		}
+		if req, cond := s.counts(); req != 1 || cond != 1 {
+			t.Errorf("%q %q: the next check: %d requests, %d conditional; want one conditional request", damage.ETag, damage.LastModified, req, cond)
+		}
+	}
+}
