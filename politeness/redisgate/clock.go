@@ -76,11 +76,3 @@ func shift(st politeness.State, d time.Duration) politeness.State {
 	}
 	return st
 }
-
-// element returns the i-th element of a script's reply, nil if it has none.
-func element(res []any, i int) any {
-	if i < len(res) {
-		return res[i]
-	}
-	return nil
-}

@@ -450,16 +450,18 @@ func (g *Gate) Close() error {
 	return err
 }
 
+// reply returns a script's reply code and its first argument.
 func reply(res []any) (int64, any) {
-	var code int64
-	var arg any
-	if len(res) > 0 {
-		code, _ = res[0].(int64)
+	code, _ := element(res, 0).(int64)
+	return code, element(res, 1)
+}
+
+// element returns the i-th element of a script's reply, nil if it has none.
+func element(res []any, i int) any {
+	if i < len(res) {
+		return res[i]
 	}
-	if len(res) > 1 {
-		arg = res[1]
-	}
-	return code, arg
+	return nil
 }
 
 func msDuration(v any) time.Duration {
